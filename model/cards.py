@@ -1,0 +1,210 @@
+"""The built-in card pool, read from MTGJSON-shaped records in ``mtgcheck/data/cards.json``.
+
+Costs are parsed once, by :mod:`mtgcheck.model.mana`; the model reads only the facts held
+here (types, keywords, costs) and writes each card's effect in its own code.  An unknown
+name is an error, never a silent drop.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from mtgcheck.errors import FormatError, UnknownCardError
+
+from .mana import ManaCost, ManaCostError, parse_card_cost, parse_mana_cost
+
+POOL_FILE = "mtgcheck/data/cards.json"
+KEYWORDS = frozenset({"Flash", "Flying", "Haste", "Plot", "Flashback", "Kicker", "Prowess"})
+TYPES = frozenset({"Artifact", "Creature", "Enchantment", "Instant", "Land", "Sorcery", "Plane"})
+
+
+@dataclass(frozen=True, slots=True)
+class Face:
+    """One castable face: the whole card, or one half of a split card (CR 709.3)."""
+
+    name: str
+    cost: ManaCost
+
+    @property
+    def multicoloured(self) -> bool:
+        return len(self.cost.colours) >= 2
+
+
+@dataclass(frozen=True, slots=True)
+class CardDef:
+    """The facts of one card of the pool that the rules read."""
+
+    name: str
+    types: frozenset[str]
+    faces: tuple[Face, ...]  # one face, or the two halves of a split card
+    keywords: frozenset[str]
+    plot_cost: int | None = None
+    flashback_cost: int | None = None
+    flashback_life: int = 0
+    kicker_cost: int | None = None
+    sacrifice_creature: bool = False  # CR 118.8: a mandatory additional cost
+    power: int = 0
+    toughness: int = 0
+    is_test: bool = False
+    text: str = ""
+
+    @property
+    def is_split(self) -> bool:
+        return len(self.faces) == 2
+
+    @property
+    def has_x(self) -> bool:
+        return any(f.cost.x for f in self.faces)
+
+    @property
+    def mana_value(self) -> int:
+        """CR 709.4b: off the stack a split card's mana value is both halves combined."""
+        return sum(f.cost.amount for f in self.faces)
+
+    def is_(self, card_type: str) -> bool:
+        return card_type in self.types
+
+    @property
+    def instant_or_sorcery(self) -> bool:
+        return bool(self.types & {"Instant", "Sorcery"})
+
+    @property
+    def permanent(self) -> bool:
+        """CR 110.4: artifacts, creatures, enchantments and lands are permanent cards."""
+        return bool(self.types & {"Artifact", "Creature", "Enchantment", "Land"})
+
+    @property
+    def has_flash(self) -> bool:
+        return self.is_("Instant") or "Flash" in self.keywords
+
+
+@dataclass(frozen=True, slots=True)
+class PlaneDef:
+    """A plane card of the planar deck (CR 311)."""
+
+    name: str
+    is_test: bool = False
+    text: str = ""
+
+
+def _field(rec: dict[str, Any], key: str, where: str, kind: type, default: Any = None) -> Any:
+    val = rec.get(key, default)
+    if val is not default and not isinstance(val, kind):
+        raise FormatError(POOL_FILE, f"{where}.{key}", f"a {kind.__name__}", val)
+    return val
+
+
+def _cost(rec: dict[str, Any], key: str, where: str) -> int | None:
+    text = _field(rec, key, where, str)
+    if text is None:
+        return None
+    try:
+        cost = parse_mana_cost(text)
+    except ManaCostError as exc:
+        raise FormatError(POOL_FILE, f"{where}.{key}", f"a mana cost ({exc})", text) from None
+    return cost.amount
+
+
+def card_from_record(rec: dict[str, Any], where: str) -> CardDef:
+    """Build a :class:`CardDef` from one MTGJSON-shaped record, checking every field read."""
+    if not isinstance(rec, dict):
+        raise FormatError(POOL_FILE, where, "an object", rec)
+    name = _field(rec, "name", where, str)
+    if not name:
+        raise FormatError(POOL_FILE, f"{where}.name", "a non-empty string", name)
+    types = frozenset(_field(rec, "types", where, list, []))
+    if not types or not types <= TYPES:
+        raise FormatError(POOL_FILE, f"{where}.types", f"types among {sorted(TYPES)}", sorted(types))
+    keywords = frozenset(_field(rec, "keywords", where, list, []))
+    if not keywords <= KEYWORDS:
+        raise FormatError(POOL_FILE, f"{where}.keywords", f"keywords among {sorted(KEYWORDS)}", sorted(keywords))
+    cost_text = _field(rec, "manaCost", where, str, "")
+    try:
+        costs = parse_card_cost(cost_text)
+    except ManaCostError as exc:
+        raise FormatError(POOL_FILE, f"{where}.manaCost", f"a mana cost ({exc})", cost_text) from None
+    if len(costs) == 2:
+        names = [f.get("name") for f in _field(rec, "faces", where, list, [])]
+        if len(names) != 2 or not all(isinstance(n, str) for n in names):
+            raise FormatError(POOL_FILE, f"{where}.faces", "two named faces for a split card", names)
+        faces = tuple(Face(n, c) for n, c in zip(names, costs))
+    elif len(costs) == 1:
+        faces = (Face(name, costs[0]),)
+    else:
+        raise FormatError(POOL_FILE, f"{where}.manaCost", "one cost or two split halves", cost_text)
+
+    def stat(key: str) -> int:
+        raw = _field(rec, key, where, str, "0")
+        if not raw.isdigit():
+            raise FormatError(POOL_FILE, f"{where}.{key}", "a number in a string", raw)
+        return int(raw)
+
+    extra = _field(rec, "additionalCost", where, str)
+    if extra not in (None, "sacrifice a creature"):
+        raise FormatError(POOL_FILE, f"{where}.additionalCost", "'sacrifice a creature' or nothing", extra)
+    return CardDef(
+        name=name,
+        types=types,
+        faces=faces,
+        keywords=keywords,
+        plot_cost=_cost(rec, "plot", where),
+        flashback_cost=_cost(rec, "flashback", where),
+        flashback_life=_field(rec, "flashbackLife", where, int, 0),
+        kicker_cost=_cost(rec, "kicker", where),
+        sacrifice_creature=extra is not None,
+        power=stat("power"),
+        toughness=stat("toughness"),
+        is_test=bool(_field(rec, "isTest", where, bool, False)),
+        text=_field(rec, "text", where, str, ""),
+    )
+
+
+def pool_from_document(doc: Any) -> tuple[dict[str, CardDef], dict[str, PlaneDef]]:
+    """Validate a whole ``mtgcheck.cards/1`` document and index it by name."""
+    if not isinstance(doc, dict) or doc.get("format") != "mtgcheck.cards/1":
+        raise FormatError(POOL_FILE, "format", "'mtgcheck.cards/1'", doc.get("format") if isinstance(doc, dict) else doc)
+    cards: dict[str, CardDef] = {}
+    for i, rec in enumerate(_field(doc, "cards", "(root)", list, [])):
+        card = card_from_record(rec, f"cards[{i}]")
+        if card.name in cards:
+            raise FormatError(POOL_FILE, f"cards[{i}].name", "a name not used twice", card.name)
+        cards[card.name] = card
+    planes: dict[str, PlaneDef] = {}
+    for i, rec in enumerate(_field(doc, "planes", "(root)", list, [])):
+        if not isinstance(rec, dict) or not isinstance(rec.get("name"), str) or rec.get("types") != ["Plane"]:
+            raise FormatError(POOL_FILE, f"planes[{i}]", "a plane record with a name and types ['Plane']", rec)
+        planes[rec["name"]] = PlaneDef(rec["name"], bool(rec.get("isTest", False)), str(rec.get("text", "")))
+    return cards, planes
+
+
+@cache
+def _pool() -> tuple[dict[str, CardDef], dict[str, PlaneDef]]:
+    text = resources.files("mtgcheck.data").joinpath("cards.json").read_text(encoding="utf-8")
+    return pool_from_document(json.loads(text))
+
+
+def card(name: str) -> CardDef:
+    """The card of the pool with this exact name; :class:`UnknownCardError` otherwise."""
+    try:
+        return _pool()[0][name]
+    except KeyError:
+        raise UnknownCardError("(card pool)", "card", "a card of the built-in pool", name) from None
+
+
+def plane(name: str) -> PlaneDef:
+    try:
+        return _pool()[1][name]
+    except KeyError:
+        raise UnknownCardError("(card pool)", "plane", "a plane of the built-in pool", name) from None
+
+
+def card_names() -> frozenset[str]:
+    return frozenset(_pool()[0])
+
+
+def plane_names() -> frozenset[str]:
+    return frozenset(_pool()[1])

@@ -1,0 +1,200 @@
+"""Casting spells (CR 601.2) and paying costs (CR 118, 107.3): from hand, graveyard and exile.
+
+One transition per card slot and choice of how (mana cost, flashback, plotted, free), X,
+kicker, split half, flashback ability, target and sacrifice.  The guard lists the rules in
+the order a judge would check them; the effect moves the card to the stack (601.2a), pays
+(601.2h), and puts cast triggers on the stack (603.2, 603.3).
+"""
+
+from __future__ import annotations
+
+from itertools import product
+from typing import Any, Iterable
+
+from .actions import Action, Cond, Transition
+from .cards import Face
+from .common import acting, is_main_phase, sorcery_timing
+from .config import Config, Slot
+from .logic import And, If, Or, Sum, put
+from .planechase import faceup_index
+from .state import (AB_LILAH_PLOT, AB_PROWESS, AB_SHOWOFF, BATTLEFIELD, EXILE, FB_MANA_COST, FB_NONE,
+                    FB_PRINTED, FLASHBACK, FREE, GRAVEYARD, HAND, LEFT, NORMAL, PLOTTED, RIGHT, STACK,
+                    WHOLE, State)
+from .targets import FACE_TARGETS, legal_now, target_domain
+from .turns import after_action
+from .zones import move, push_ability
+
+FROM_ZONE = {NORMAL: HAND, FREE: HAND, FLASHBACK: GRAVEYARD, PLOTTED: EXILE}
+
+
+def face_of(card_faces: tuple[Face, ...], half: int) -> Face:
+    return card_faces[1] if half == RIGHT else card_faces[0]
+
+
+def otaria_up(cfg: Config, s: State) -> Any:
+    """Otaria is the face-up plane: instants and sorceries in graveyards have flashback."""
+    idx = [k for k, ps in enumerate(cfg.planes) if ps.plane.name == "Otaria"]
+    from .state import PL_FACEUP
+
+    return Or(*[s.pl_zone[k] == PL_FACEUP for k in idx]) if idx else False
+
+
+def aven_tax(cfg: Config, s: State, p: int) -> Any:
+    """Aven Interrupter: spells its controller's opponents cast from graveyards or from
+    exile cost {2} more, for each such Aven (CR 601.2f: increases add up)."""
+    avens = [k for k in cfg.named("Aven Interrupter") if cfg.slots[k].owner != p]
+    return Sum(If(s.zone[k] == BATTLEFIELD, 2, 0) for k in avens)
+
+
+def _instances(cfg: Config, j: int, sl: Slot) -> Iterable[Action]:
+    card, p = sl.card, sl.owner
+    halves = (LEFT, RIGHT) if card.is_split else (WHOLE,)
+    hows = [NORMAL, FREE, PLOTTED] + ([FLASHBACK] if card.instant_or_sorcery else [])
+    sacs = tuple(k for k, o in enumerate(cfg.slots) if k != j and o.owner == p and o.card.is_("Creature")) \
+        if card.sacrifice_creature else (-1,)
+    for how, half in product(hows, halves):
+        face = face_of(card.faces, half)
+        xs = range(cfg.max_x + 1) if face.cost.x else (0,)
+        kicks = (0, 1) if card.kicker_cost is not None else (0,)
+        if how == FLASHBACK:
+            fbs = ((FB_PRINTED,) if card.flashback_cost is not None else ()) + (FB_MANA_COST,)
+        else:
+            fbs = (FB_NONE,)
+        tgts = target_domain(cfg, FACE_TARGETS.get(face.name), j)
+        for x, k, fb, t, sac in product(xs, kicks, fbs, tgts, sacs):
+            yield Action("cast", p, card=j, how=how, x=x, kicker=k, half=half, flashback=fb, target=t, sacrifice=sac)
+
+
+def total_cost(cfg: Config, s: State, a: Action) -> Any:
+    """CR 601.2f: the mana cost or the alternative cost, plus additional costs and increases."""
+    card = cfg.slots[a.card].card
+    face = face_of(card.faces, a.half)
+    if a.how == NORMAL:
+        base: Any = face.cost.amount + a.x  # CR 107.3a: X is chosen, and paid
+    elif a.how == FLASHBACK and a.flashback == FB_PRINTED:
+        base = card.flashback_cost
+    elif a.how == FLASHBACK:
+        base = face.cost.amount + a.x  # Otaria ruling 8: that half's mana cost; X chosen and paid
+    else:
+        base = 0  # CR 118.9: "without paying its mana cost"
+    kick = card.kicker_cost if a.kicker else 0  # CR 118.8: kicker may join any cost (ruling 5)
+    tax = aven_tax(cfg, s, a.player) if a.how in (FLASHBACK, PLOTTED) else 0
+    return base + kick + tax
+
+
+def _conds(cfg: Config, a: Action) -> list[Cond]:
+    j, p, card = a.card, a.player, cfg.slots[a.card].card
+    face = face_of(card.faces, a.half)
+    zone = FROM_ZONE[a.how]
+    conds = list(acting(cfg, p))
+    if a.how in (NORMAL, FREE):
+        conds.append(Cond("cast.from-hand", "601.2a", "the card is not in your hand", lambda s: s.zone[j] == HAND))
+    elif a.how == FLASHBACK:
+        conds.append(Cond("flashback.in-graveyard", "702.34a", "flashback casts a card only from your graveyard",
+                          lambda s: s.zone[j] == GRAVEYARD))
+    else:
+        conds.append(Cond("plotted.in-exile", "702.170d", "the card is not in exile", lambda s: s.zone[j] == EXILE))
+    del zone
+    if a.how == PLOTTED:
+        conds += [
+            Cond("plotted.is-plotted", "702.170d", "the card is not plotted", lambda s: s.plotted[j] != 0),
+            # CR 702.170d: on any turn after the turn it became plotted.
+            Cond("plotted.later-turn", "702.170d", "a plotted card can't be cast on the turn it became plotted",
+                 lambda s: s.plotted[j] < s.turn),
+            # CR 702.170d: during its owner's main phase while the stack is empty (ruling 6:
+            # even an instant or a card with flash).
+            Cond("plotted.own-turn", "702.170d", "a plotted card is cast only during its owner's own turn",
+                 lambda s: s.active == p),
+            Cond("plotted.main-phase", "702.170d", "a plotted card is cast only during its owner's main phase",
+                 lambda s: is_main_phase(s)),
+            Cond("plotted.stack-empty", "702.170d", "a plotted card is cast only while the stack is empty",
+                 lambda s: s.stack_size == 0),
+        ]
+    elif a.how == FREE:
+        omnis = tuple(k for k in cfg.named("Omniscience") if cfg.slots[k].owner == p)
+        conds.append(Cond("free.omniscience", "118.9", "nothing lets you cast this spell without paying its mana cost",
+                          lambda s: Or(*[s.zone[k] == BATTLEFIELD for k in omnis]) if omnis else False))
+    elif a.how == FLASHBACK and a.flashback == FB_MANA_COST:
+        # Past in Flames / Snapcaster Mage (until end of turn), or Otaria face up.
+        conds.append(Cond("flashback.granted", "702.34a", "the card has no flashback equal to its mana cost",
+                          lambda s: Or(s.granted_fb[j] == 1, otaria_up(cfg, s))))
+    if a.how != PLOTTED and not card.has_flash:
+        # CR 307.1: sorcery timing (a creature or enchantment spell, too: CR 302.1, 303.1).
+        # Flashback keeps the card's timing (702.34a, ruling 7).
+        conds += sorcery_timing(cfg, p, "307.1")
+    if a.x and a.how in (PLOTTED, FREE):
+        conds.append(Cond("cost.x-zero", "107.3b", "X must be 0 when the spell is cast without paying its mana cost",
+                          lambda s: False))
+    kind = FACE_TARGETS.get(face.name)
+    if kind is not None:
+        t = a.target
+        conds.append(Cond("cast.target", "601.2c", "the chosen target is not a legal target",
+                          lambda s: legal_now(cfg, s, kind, t)))
+    if card.sacrifice_creature:
+        sac = a.sacrifice
+        conds.append(Cond("cost.sacrifice", "118.8", "the mandatory additional cost (sacrifice a creature) can't be paid",
+                          lambda s: s.zone[sac] == BATTLEFIELD))
+    conds.append(Cond("cost.mana", "601.2g", "not enough mana to pay the total cost",
+                      lambda s: s.mana[p] >= total_cost(cfg, s, a)))
+    if a.how == FLASHBACK and a.flashback == FB_PRINTED and card.flashback_life:
+        life = card.flashback_life
+        conds.append(Cond("cost.life", "119.4", f"not enough life to pay {life} life",
+                          lambda s: s.life[p] >= life))
+    return conds
+
+
+def cast_effect(cfg: Config, s: State, a: Action) -> State:
+    j, p, card = a.card, a.player, cfg.slots[a.card].card
+    face = face_of(card.faces, a.half)
+    cost = total_cost(cfg, s, a)
+    tgt_oid = s.oid[a.target - cfg.players] if a.target >= cfg.players else 0
+    # CR 601.2a: the card moves to the stack (a new object: CR 400.7).
+    s = move(cfg, s, [k == j for k in range(cfg.n)], STACK)
+    life = card.flashback_life if a.how == FLASHBACK and a.flashback == FB_PRINTED else 0
+    s = s.replace(
+        how=put(s.how, j, a.how), cast_from=put(s.cast_from, j, FROM_ZONE[a.how]),
+        # CR 107.3b: X is 0 when the spell is cast without paying its mana cost.
+        x=put(s.x, j, a.x if a.how in (NORMAL, FLASHBACK) else 0),
+        kicked=put(s.kicked, j, a.kicker), half=put(s.half, j, a.half),
+        # CR 702.34a: a spell cast with flashback is exiled whenever it leaves the stack.
+        fb_exile=put(s.fb_exile, j, 1 if a.how == FLASHBACK else 0),
+        target=put(s.target, j, a.target), target_oid=put(s.target_oid, j, tgt_oid),
+        # CR 601.2h: pay the total cost (mana, and life for Deep Analysis's flashback).
+        mana=put(s.mana, p, s.mana[p] - cost), life=put(s.life, p, s.life[p] - life),
+        last_cast=put(s.last_cast, j, s.turn),
+    )
+    if a.sacrifice >= 0:
+        # CR 118.8 / 601.2h: the mandatory additional cost is paid with the rest.
+        s = move(cfg, s, [k == a.sacrifice for k in range(cfg.n)], GRAVEYARD)
+    return after_action(cfg, cast_triggers(cfg, s, j, p, face, a.how), p)
+
+
+def cast_triggers(cfg: Config, s: State, j: int, p: int, face: Face, how: int) -> State:
+    """CR 603.2 / 603.3b: abilities that trigger on casting go on the stack, in a fixed order."""
+    card = cfg.slots[j].card
+    noncreature = not card.is_("Creature")
+    for k in cfg.named("Slickshot Show-Off"):
+        if cfg.slots[k].owner == p and noncreature:
+            s = push_ability(cfg, s, AB_SHOWOFF, p, k, when=s.zone[k] == BATTLEFIELD)
+    for k in cfg.named("Lilah, Undefeated Slickshot"):
+        if cfg.slots[k].owner != p:
+            continue
+        on = s.zone[k] == BATTLEFIELD
+        if noncreature:
+            s = push_ability(cfg, s, AB_PROWESS, p, k, when=on)  # CR 702.108a: prowess
+        # Lilah: a multicoloured instant or sorcery spell cast from your hand. CR 709.3: on
+        # the stack a split card has only the half cast, so Fire is not multicoloured.
+        if card.instant_or_sorcery and face.multicoloured and how in (NORMAL, FREE):
+            s = push_ability(cfg, s, AB_LILAH_PLOT, p, k, when=on, target=cfg.players + j, target_oid=s.oid[j])
+    return s
+
+
+def transitions(cfg: Config) -> Iterable[Transition]:
+    for j, sl in enumerate(cfg.slots):
+        if sl.card.is_("Land"):
+            continue  # CR 305.1: lands are played, not cast (playing lands is not modelled)
+        for a in _instances(cfg, j, sl):
+            yield Transition(a, "cast", "601.2", tuple(_conds(cfg, a)), lambda s, a=a: cast_effect(cfg, s, a))
+
+
+__all__ = ["transitions", "total_cost", "otaria_up", "faceup_index", "FROM_ZONE", "And"]

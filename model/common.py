@@ -1,0 +1,76 @@
+"""Conditions and small computations that several rule modules share (priority, timing)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .actions import Cond
+from .config import Config
+from .logic import And, Count, If, Or, at, first
+from .state import MAIN1, MAIN2, State
+
+
+def n_in_game(s: State) -> Any:
+    return Count(g == 1 for g in s.in_game)
+
+
+def next_in_game(cfg: Config, s: State, p: Any, include_self: bool = False) -> Any:
+    """The next player in turn order after ``p`` (or ``p`` itself) who is still in the game.
+
+    CR 101.4 / 800.4j: turn order skips players who have left.  Returns ``p`` when no one
+    else is left (the game is then over).
+    """
+    P = cfg.players
+    offsets = range(0 if include_self else 1, P)
+    cands = [(p + k) % P for k in offsets]
+    return first([at(s.in_game, c) == 1 for c in cands], cands, p)
+
+
+def receiver_of_priority(cfg: Config, s: State) -> Any:
+    """CR 117.3b / 800.4j: the active player receives priority; if they have left the game,
+    the next player in turn order does."""
+    return next_in_game(cfg, s, s.active, include_self=True)
+
+
+def game_on(cfg: Config) -> Cond:
+    return Cond("game.on", "104.3a", "the game is over", lambda s: s.game_over == 0)
+
+
+def no_choice_pending(cfg: Config) -> Cond:
+    return Cond("game.no-pending-choice", "608.2c", "a player must first make the choice the resolving object asks for",
+                lambda s: s.pending == 0)
+
+
+def has_priority(cfg: Config, p: int) -> Cond:
+    return Cond("priority.has", "117.1", f"player {p} does not have priority", lambda s: s.priority == p)
+
+
+def player_in_game(cfg: Config, p: int) -> Cond:
+    return Cond("game.player-in", "800.4a", f"player {p} has left the game", lambda s: s.in_game[p] == 1)
+
+
+def acting(cfg: Config, p: int) -> list[Cond]:
+    """The conditions every priority action of player ``p`` starts with (CR 117.1)."""
+    return [game_on(cfg), player_in_game(cfg, p), no_choice_pending(cfg), has_priority(cfg, p)]
+
+
+def is_main_phase(s: State) -> Any:
+    return Or(s.step == MAIN1, s.step == MAIN2)
+
+
+def sorcery_timing(cfg: Config, p: int, cr: str = "307.1", what: str = "") -> list[Cond]:
+    """CR 307.1 (and 117.1a): own main phase, empty stack (priority is in :func:`acting`)."""
+    pre = f"{what} " if what else ""
+    return [
+        Cond("timing.own-turn", cr, f"{pre}only during your own turn", lambda s: s.active == p),
+        Cond("timing.main-phase", cr, f"{pre}only during your main phase", lambda s: is_main_phase(s)),
+        Cond("timing.stack-empty", cr, f"{pre}only while the stack is empty", lambda s: s.stack_size == 0),
+    ]
+
+
+def hand_or_zone(s: State, j: int, zone: int) -> Any:
+    return s.zone[j] == zone
+
+
+__all__ = ["n_in_game", "next_in_game", "receiver_of_priority", "acting", "sorcery_timing", "is_main_phase",
+           "game_on", "no_choice_pending", "has_priority", "player_in_game", "And", "If"]

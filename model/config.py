@@ -1,0 +1,79 @@
+"""The bounded configuration: what is fixed for a whole run, apart from the rules.
+
+A configuration fixes the players, the card slots (each a card of the pool with an owner),
+the plane cards, the mana each player gets each turn, and which rule variant is in force.
+Rules may branch on it with plain Python: it is the same for the interpreter and for Z3.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .cards import CardDef, PlaneDef
+
+# Named rule variants. A variant swaps one reading of a rule for another; the default is
+# the reading the model follows (RULES.md, "Special actions").
+VARIANTS = {
+    "116.2k": "plot timing read from CR 116.2k: any time during your own turn while the "
+    "stack is empty (instead of CR 702.170a: during your main phase)",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One card slot: a card of the pool, its owner, and the name the scenario gives it."""
+
+    id: str
+    card: CardDef
+    owner: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlaneSlot:
+    id: str
+    plane: PlaneDef
+    owner: int
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """A bounded configuration of the rules model.
+
+    ``disabled`` names guard conditions or effect clauses switched off (mutants, issue
+    "Mutants are data"); ``variant`` names at most one reading from :data:`VARIANTS`.
+    """
+
+    players: int
+    slots: tuple[Slot, ...]
+    mana_per_turn: tuple[int, ...]
+    planes: tuple[PlaneSlot, ...] = ()
+    communal: bool = False
+    max_x: int = 3
+    ability_slots: int = 4
+    extra_slots: int = 4
+    variant: str | None = None
+    disabled: frozenset[str] = field(default_factory=frozenset)
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.players <= 4:
+            raise ValueError("a configuration has 2 to 4 players")
+        if self.variant is not None and self.variant not in VARIANTS:
+            raise ValueError(f"unknown rule variant {self.variant!r}")
+
+    @property
+    def n(self) -> int:
+        return len(self.slots)
+
+    @property
+    def planechase(self) -> bool:
+        return bool(self.planes)
+
+    def on(self, clause: str) -> bool:
+        """Whether an effect clause is in force (a mutant may switch one off)."""
+        return clause not in self.disabled
+
+    def slots_where(self, pred) -> tuple[int, ...]:  # type: ignore[no-untyped-def]
+        return tuple(i for i, sl in enumerate(self.slots) if pred(sl))
+
+    def named(self, card_name: str) -> tuple[int, ...]:
+        return self.slots_where(lambda sl: sl.card.name == card_name)

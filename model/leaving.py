@@ -1,0 +1,68 @@
+"""Leaving the game (CR 800.4, 104.3a) and the planar controller's successor (CR 800.4p).
+
+A player may concede at any time (CR 104.3a); a player who loses leaves too (CR 800.4a).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from .actions import Action, Cond, Transition
+from .common import game_on, next_in_game, player_in_game
+from .config import Config
+from .logic import And, If, Or, put
+from .state import AB_NONE, AB_PLANESWALK, OUTSIDE, State
+from .zones import compact, move
+
+
+def leave_game(cfg: Config, s: State, p: int) -> State:
+    """Player ``p`` leaves the game, with everything CR 800.4 and 901.10 make happen."""
+    if cfg.planechase:
+        # CR 800.4p / 901.6: if the planar controller would leave, the next player in turn
+        # order who wouldn't leave becomes planar controller first.
+        s = s.replace(planar_ctrl=If(s.planar_ctrl == p, next_in_game(cfg, s, p), s.planar_ctrl))
+    s = s.replace(in_game=put(s.in_game, p, 0))
+    # CR 800.4a: all objects the player owns leave the game (spells they own on the stack
+    # cease to exist); abilities they control on the stack cease to exist.
+    s = move(cfg, s, [And(sl.owner == p, s.zone[j] != OUTSIDE) if sl.owner == p else False
+                      for j, sl in enumerate(cfg.slots)], OUTSIDE)
+    A = cfg.ability_slots
+    gone = [And(s.ab_kind[k] != AB_NONE, s.ab_ctrl[k] == p) for k in range(A)]
+    s = _drop_abilities(cfg, s, gone)
+    # A choice the leaving player had to make is gone with the object that asked for it.
+    mine = s.pending_player == p
+    s = s.replace(pending=If(mine, 0, s.pending), pending_player=If(mine, -1, s.pending_player),
+                  pending_src=If(mine, -1, s.pending_src))
+    if cfg.planechase:
+        from .planechase import remove_planes_of, turn_top_face_up
+
+        s, was_up = remove_planes_of(cfg, s, p)
+        # CR 901.10: if the face-up plane left, the planar controller planeswalks (turns the
+        # top card of their planar deck face up); CR 901.10a: a planeswalking ability on the
+        # stack then ceases to exist.
+        s = turn_top_face_up(cfg, s, s.planar_ctrl, was_up)
+        s = _drop_abilities(cfg, s, [And(was_up, s.ab_kind[k] == AB_PLANESWALK) for k in range(A)])
+    # CR 800.4j: if the leaving player had priority, the next player in turn order gets it.
+    # The count of passes in succession starts again: every remaining player must pass anew.
+    s = s.replace(priority=If(s.priority == p, next_in_game(cfg, s, p), s.priority), passes=0)
+    return s
+
+
+def _drop_abilities(cfg: Config, s: State, gone: list) -> State:  # type: ignore[type-arg]
+    A = cfg.ability_slots
+    s = s.replace(ab_kind=tuple(If(gone[k], AB_NONE, s.ab_kind[k]) for k in range(A)),
+                  ab_ctrl=tuple(If(gone[k], 0, s.ab_ctrl[k]) for k in range(A)),
+                  ab_src=tuple(If(gone[k], 0, s.ab_src[k]) for k in range(A)),
+                  ab_target=tuple(If(gone[k], -1, s.ab_target[k]) for k in range(A)),
+                  ab_target_oid=tuple(If(gone[k], 0, s.ab_target_oid[k]) for k in range(A)))
+    return compact(cfg, s)
+
+
+def transitions(cfg: Config) -> Iterable[Transition]:
+    for p in range(cfg.players):
+        # CR 104.3a: a player can concede at any time; no priority needed.
+        yield Transition(Action("leave", p), "leave", "104.3a", (game_on(cfg), player_in_game(cfg, p)),
+                         lambda s, p=p: leave_game(cfg, s, p))
+
+
+__all__ = ["transitions", "leave_game", "Cond", "Or"]

@@ -1,0 +1,43 @@
+"""A state in the scenario's vocabulary: what expectations, engines and reports compare."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .config import Config
+from .state import ABILITIES, PL_FACEUP, STACK, STEPS, ZONES, State
+
+
+def observe(cfg: Config, s: State) -> dict[str, Any]:
+    """The observable position (zones of the cards by id, plotted cards, stack, turn, ...)."""
+    stack: list[tuple[int, str]] = []
+    for j, sl in enumerate(cfg.slots):
+        if s.zone[j] == STACK:
+            stack.append((s.pos[j], sl.id))
+    for a in range(cfg.ability_slots):
+        if s.ab_kind[a]:
+            stack.append((s.ab_pos[a], f"ability:{ABILITIES[s.ab_kind[a]]}"))
+    plane = None
+    counters = None
+    for k, ps in enumerate(cfg.planes):
+        if s.pl_zone[k] == PL_FACEUP:
+            plane, counters = ps.plane.name, s.pl_counters[k]
+    queue = [p for p in s.extra if p != -1]
+    return {
+        "zones": {sl.id: ZONES[s.zone[j]] for j, sl in enumerate(cfg.slots)},
+        "plotted": sorted(sl.id for j, sl in enumerate(cfg.slots) if s.plotted[j]),
+        "turn": s.turn,
+        "active": s.active,
+        "step": STEPS[s.step],
+        "priority": s.priority,
+        "life": list(s.life),
+        "mana": list(s.mana),
+        "in_game": [p for p in range(cfg.players) if s.in_game[p]],
+        "game_over": bool(s.game_over),
+        "stack": [name for _, name in sorted(stack)],
+        "planar_controller": s.planar_ctrl if cfg.planechase else None,
+        "plane": plane,
+        "plane_counters": counters,
+        "extra_turns": list(reversed(queue)),
+        "bound_hit": bool(s.overflow),
+    }

@@ -1,0 +1,171 @@
+"""Planechase (CR 901, 311, 701.31): the planar die, planeswalking, chaos, the planar controller.
+
+Planes live in plane slots of the configuration; each is in a planar deck (its owner's, or
+the single communal deck of CR 901.15), face up, or out of the game.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from .actions import Action, Cond, Transition
+from .common import acting, is_main_phase
+from .config import Config
+from .logic import And, Count, If, Or, first, put
+from .state import AB_CHAOS, AB_PLANESWALK, PL_DECK, PL_FACEUP, PL_OUT, State
+from .turns import after_action
+from .zones import push_ability
+
+ROLL_RESULTS = ("blank", "chaos", "planeswalk")
+_FAR = 10_000
+
+
+def deck_of(cfg: Config, k: int) -> int:
+    """The planar deck a plane card belongs in: its owner's, or the communal one (CR 901.15)."""
+    return 0 if cfg.communal else cfg.planes[k].owner
+
+
+def deck_of_player(cfg: Config, p: Any) -> Any:
+    return 0 if cfg.communal else p
+
+
+def faceup_index(cfg: Config, s: State) -> Any:
+    K = len(cfg.planes)
+    return first([s.pl_zone[k] == PL_FACEUP for k in range(K)], list(range(K)), -1)
+
+
+def deck_size(cfg: Config, s: State, deck: Any) -> Any:
+    return Count(And(s.pl_zone[k] == PL_DECK, deck_of(cfg, k) == deck) for k in range(len(cfg.planes)))
+
+
+def compact_decks(cfg: Config, s: State) -> State:
+    K = len(cfg.planes)
+    pos = tuple(
+        If(s.pl_zone[k] == PL_DECK,
+           Count(And(s.pl_zone[i] == PL_DECK, Or(s.pl_pos[i] < s.pl_pos[k], And(s.pl_pos[i] == s.pl_pos[k], i < k)))
+                 for i in range(K) if i != k and deck_of(cfg, i) == deck_of(cfg, k)), 0)
+        for k in range(K))
+    return s.replace(pl_pos=pos)
+
+
+def turn_top_face_up(cfg: Config, s: State, walker: Any, when: Any = True) -> State:
+    """Move the top card of ``walker``'s planar deck off it and turn it face up (a new object)."""
+    K = len(cfg.planes)
+    deck = deck_of_player(cfg, walker)
+    up = [And(when, s.pl_zone[k] == PL_DECK, deck_of(cfg, k) == deck, s.pl_pos[k] == 0) for k in range(K)]
+    rank: Any = 0
+    oids = list(s.pl_oid)
+    for k in range(K):
+        oids[k] = If(up[k], s.next_oid + rank, oids[k])
+        rank = rank + If(up[k], 1, 0)
+    s = s.replace(pl_zone=tuple(If(up[k], PL_FACEUP, s.pl_zone[k]) for k in range(K)),
+                  pl_counters=tuple(If(up[k], 0, s.pl_counters[k]) for k in range(K)),
+                  pl_oid=tuple(oids), next_oid=s.next_oid + rank)
+    return compact_decks(cfg, s)
+
+
+def planeswalk(cfg: Config, s: State, walker: Any, when: Any = True) -> State:
+    """CR 701.31 / 901.11: the face-up plane goes face down to the bottom of its owner's
+    planar deck (a new object, its counters gone: CR 901.7a, 400.9), then the top card of
+    the planeswalker's planar deck turns face up.
+
+    With the planeswalker's planar deck empty, nothing happens and the plane stays face up:
+    the second instruction cannot be carried out, and the model reads the pair as one
+    indivisible move (CR 609.3: an effect does only what is possible), so the game is never
+    left without a face-up plane.
+    """
+    K = len(cfg.planes)
+    possible = And(when, deck_size(cfg, s, deck_of_player(cfg, walker)) > 0)
+    down = [And(possible, s.pl_zone[k] == PL_FACEUP) for k in range(K)]
+    s = s.replace(
+        pl_zone=tuple(If(down[k], PL_DECK, s.pl_zone[k]) for k in range(K)),
+        pl_pos=tuple(If(down[k], _FAR + k, s.pl_pos[k]) for k in range(K)),
+        # CR 901.7a: a plane turned face down is a new object and loses its counters.
+        pl_counters=tuple(If(down[k], 0, s.pl_counters[k]) for k in range(K)),
+        pl_oid=tuple(If(down[k], s.next_oid, s.pl_oid[k]) for k in range(K)),
+        next_oid=s.next_oid + If(possible, 1, 0),
+    )
+    s = compact_decks(cfg, s)
+    return turn_top_face_up(cfg, s, walker, possible)
+
+
+def roll_cost(s: State) -> Any:
+    """CR 116.2i / 901.9: {N}, where N is how many times this player rolled this turn."""
+    return s.rolls
+
+
+def transitions(cfg: Config) -> Iterable[Transition]:
+    if not cfg.planechase:
+        return
+    for p in range(cfg.players):
+        for res in ROLL_RESULTS:
+            conds = (
+                *acting(cfg, p),
+                Cond("roll.active-player", "901.9", "only the active player may roll the planar die",
+                     lambda s, p=p: s.active == p),
+                Cond("roll.main-phase", "901.9", "the planar die is rolled only in a main phase",
+                     lambda s: is_main_phase(s)),
+                Cond("roll.stack-empty", "901.9", "the planar die is rolled only while the stack is empty",
+                     lambda s: s.stack_size == 0),
+                Cond("roll.face-up-plane", "901.9", "there is no face-up plane",
+                     lambda s: faceup_index(cfg, s) >= 0),
+                Cond("roll.cost", "116.2i", "not enough mana to pay {N} for the N-th extra roll this turn",
+                     lambda s, p=p: s.mana[p] >= roll_cost(s)),
+            )
+            yield Transition(Action("roll", p, result=res), f"roll.{res}", "901.9", conds,
+                             lambda s, p=p, res=res: _roll(cfg, s, p, res))
+
+
+def _roll(cfg: Config, s: State, p: int, res: str) -> State:
+    s = s.replace(mana=put(s.mana, p, s.mana[p] - roll_cost(s)), rolls=s.rolls + 1)
+    fu = faceup_index(cfg, s)
+    oid = first([fu == k for k in range(len(cfg.planes))], [s.pl_oid[k] for k in range(len(cfg.planes))], 0)
+    if res == "chaos":
+        # CR 311.7 / 901.9b: chaos makes the face-up plane's chaos ability trigger.
+        s = push_ability(cfg, s, AB_CHAOS, s.planar_ctrl, fu, target_oid=oid)
+    elif res == "planeswalk":
+        # CR 901.8 / 901.9c: the planeswalking ability triggers and uses the stack.
+        s = push_ability(cfg, s, AB_PLANESWALK, s.planar_ctrl, fu, target_oid=oid)
+    # CR 116.3: after a special action, the same player receives priority.
+    return after_action(cfg, s, p)
+
+
+def resolve_chaos(cfg: Config, s: State, a: int) -> State:
+    """The chaos ability of the plane that triggered (its text, with "you" = the ability's
+    controller, the planar controller when it triggered: CR 311.5)."""
+    ctrl, src = s.ab_ctrl[a], s.ab_src[a]
+    for k, ps in enumerate(cfg.planes):
+        mine = src == k
+        name = ps.plane.name
+        if name == "Otaria":
+            # Otaria: whenever chaos ensues, take an extra turn after this one (CR 500.7).
+            cnt = Count(e != -1 for e in s.extra)
+            full = cnt >= cfg.extra_slots
+            s = s.replace(extra=tuple(If(And(mine, cnt == i), ctrl, s.extra[i]) for i in range(cfg.extra_slots)),
+                          chaos_extra=s.chaos_extra + If(mine, 1, 0),
+                          overflow=If(And(mine, full), 1, s.overflow))
+        elif name == "Test Plane Tally Grounds":
+            same = And(mine, s.pl_zone[k] == PL_FACEUP, s.pl_oid[k] == s.ab_target_oid[a])
+            s = s.replace(pl_counters=put(s.pl_counters, k, If(same, s.pl_counters[k] + 1, s.pl_counters[k])))
+        elif name == "Test Plane Still Waters":
+            s = s.replace(life=tuple(If(And(mine, ctrl == p), s.life[p] + 2, s.life[p]) for p in range(cfg.players)))
+    return s
+
+
+def resolve_planeswalk(cfg: Config, s: State, a: int) -> State:
+    return planeswalk(cfg, s, s.ab_ctrl[a])
+
+
+def remove_planes_of(cfg: Config, s: State, p: int) -> tuple[State, Any]:
+    """CR 800.4a: the plane cards a leaving player owns leave the game. Returns whether the
+    face-up plane was among them (then CR 901.10 applies)."""
+    K = len(cfg.planes)
+    owned = [cfg.planes[k].owner == p for k in range(K)]
+    was_up = Or(*[And(owned[k], s.pl_zone[k] == PL_FACEUP) for k in range(K)]) if K else False
+    s = s.replace(pl_zone=tuple(PL_OUT if owned[k] else s.pl_zone[k] for k in range(K)),
+                  pl_counters=tuple(0 if owned[k] else s.pl_counters[k] for k in range(K)))
+    return compact_decks(cfg, s), was_up
+
+
+__all__ = ["transitions", "planeswalk", "turn_top_face_up", "faceup_index", "resolve_chaos",
+           "resolve_planeswalk", "remove_planes_of", "deck_of", "PL_OUT"]

@@ -1,0 +1,93 @@
+"""Plot (CR 702.170): the special action, and what "plotted" means.
+
+Plotted status is a designation of the exiled object with the turn it happened
+(``State.plotted``): a new object after any zone change loses it (CR 400.7; :mod:`.zones`).
+Casting a plotted card is in :mod:`.casting` (CR 702.170d).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from .actions import Action, Cond, Transition
+from .common import acting, is_main_phase
+from .config import Config
+from .logic import And, put
+from .state import BATTLEFIELD, EXILE, HAND, LIBRARY, State
+from .turns import after_action
+from .zones import move_one
+
+
+def plot_timing(cfg: Config, p: int) -> list[Cond]:
+    """CR 702.170a: "any time you have priority during your main phase while the stack is
+    empty".  The 116.2k variant reads "during their own turn while the stack is empty"."""
+    conds = [Cond("plot.own-turn", "702.170a", "plot only during your own turn", lambda s: s.active == p)]
+    if cfg.variant != "116.2k":
+        conds.append(Cond("plot.main-phase", "702.170a", "plot only during your main phase",
+                          lambda s: is_main_phase(s)))
+    conds.append(Cond("plot.stack-empty", "702.170a", "plot only while the stack is empty",
+                      lambda s: s.stack_size == 0))
+    return conds
+
+
+def make_plotted(s: State, j: Any) -> State:
+    """The card in slot ``j`` (now in exile) becomes plotted this turn (CR 702.170a, c)."""
+    return s.replace(plotted=put(s.plotted, j, s.turn))
+
+
+def fblthp_plot_cost(cfg: Config, j: int) -> int:
+    """Fblthp: the top card of your library has plot with plot cost equal to its mana cost
+    (CR 709.4b: a split card's is both halves combined); a card that has its own plot may
+    use the cheaper of the two plot abilities (CR 702.170f lets them work from there)."""
+    card = cfg.slots[j].card
+    own = card.plot_cost
+    return card.mana_value if own is None else min(own, card.mana_value)
+
+
+def transitions(cfg: Config) -> Iterable[Transition]:
+    fblthps = cfg.named("Fblthp, Lost on the Range")
+    for j, sl in enumerate(cfg.slots):
+        p, card = sl.owner, sl.card
+        if card.plot_cost is not None:
+            cost = card.plot_cost
+            conds = (
+                *acting(cfg, p),
+                # CR 702.170a: plot works while the card is in its owner's hand.
+                Cond("plot.in-hand", "702.170a", "the card is not in its owner's hand", lambda s, j=j: s.zone[j] == HAND),
+                *plot_timing(cfg, p),
+                Cond("plot.cost", "702.170a", f"not enough mana to pay the plot cost ({cost})",
+                     lambda s, p=p, cost=cost: s.mana[p] >= cost),
+            )
+            yield Transition(Action("plot", p, card=j, source="hand"), "plot.hand", "702.170b", conds,
+                             lambda s, j=j, p=p, cost=cost: _plot(cfg, s, j, p, cost))
+        if fblthps and not card.is_("Land"):
+            cost = fblthp_plot_cost(cfg, j)
+            owned = tuple(k for k in fblthps if cfg.slots[k].owner == p)
+            conds = (
+                *acting(cfg, p),
+                # CR 702.170f: an effect lets plot work from the top of the library.
+                Cond("plot.fblthp", "702.170f", "no Fblthp, Lost on the Range lets you plot from your library",
+                     lambda s, owned=owned: _any_on_battlefield(s, owned)),
+                Cond("plot.library-top", "702.170f", "the card is not the top card of your library",
+                     lambda s, j=j: And(s.zone[j] == LIBRARY, s.pos[j] == 0)),
+                *plot_timing(cfg, p),
+                Cond("plot.cost", "702.170a", f"not enough mana to pay the plot cost ({cost})",
+                     lambda s, p=p, cost=cost: s.mana[p] >= cost),
+            )
+            yield Transition(Action("plot", p, card=j, source="library"), "plot.library", "702.170f", conds,
+                             lambda s, j=j, p=p, cost=cost: _plot(cfg, s, j, p, cost))
+
+
+def _any_on_battlefield(s: State, slots: tuple[int, ...]) -> Any:
+    from .logic import Or
+
+    return Or(*[s.zone[k] == BATTLEFIELD for k in slots]) if slots else False
+
+
+def _plot(cfg: Config, s: State, j: int, p: int, cost: int) -> State:
+    # CR 702.170b / 116.1: a special action; it doesn't use the stack.
+    s = s.replace(mana=put(s.mana, p, s.mana[p] - cost))
+    s = move_one(cfg, s, j, EXILE)
+    s = make_plotted(s, j)
+    # CR 116.3: the player who took a special action receives priority again.
+    return after_action(cfg, s, p)

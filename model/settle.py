@@ -1,0 +1,28 @@
+"""State-based actions (CR 704), checked after every action, and the end of the game."""
+
+from __future__ import annotations
+
+from .config import Config
+from .logic import And, If, Or, lazy_if
+from .state import BATTLEFIELD, GRAVEYARD, State, ite_state
+from .zones import move
+
+
+def settle(cfg: Config, s: State) -> State:
+    """Apply the state-based actions the pool needs, then end the game if one player is left."""
+    # CR 704.5g: a creature with lethal damage marked on it is destroyed.
+    lethal = [And(s.zone[j] == BATTLEFIELD, s.damage[j] >= sl.card.toughness) if sl.card.is_("Creature") else False
+              for j, sl in enumerate(cfg.slots)]
+    if any(x is not False for x in lethal):
+        s = move(cfg, s, lethal, GRAVEYARD)
+    from .leaving import leave_game
+
+    for p in range(cfg.players):
+        # CR 704.5a: 0 or less life loses; CR 704.5b: drew from an empty library loses.
+        # CR 800.4a: in multiplayer, a player who loses leaves the game.
+        loses = And(s.in_game[p] == 1, Or(s.life[p] <= 0, s.drew_empty[p] == 1))
+        s = lazy_if(loses, lambda s=s, p=p: leave_game(cfg, s, p), lambda s=s: s, ite_state)
+    # CR 104.2a: a player still in the game when all opponents have left wins; nothing more happens.
+    from .common import n_in_game
+
+    return s.replace(game_over=If(n_in_game(s) <= 1, 1, s.game_over))

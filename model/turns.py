@@ -1,0 +1,101 @@
+"""Turn structure, priority and passing (CR 500, 117), and extra turns (CR 500.7).
+
+``pass`` is one user action with three mutually exclusive transitions: hand priority to
+the next player; resolve the top of the stack (in :mod:`.resolution`); or, with an empty
+stack, end the step (after the end step, begin the next turn).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from .actions import Action, Cond, Transition
+from .common import acting, n_in_game, next_in_game, receiver_of_priority
+from .config import Config
+from .logic import And, Count, If, Not, at, put
+from .state import BEGINNING, END, State
+from .zones import draw
+
+
+def all_others_passed(cfg: Config) -> Cond:
+    return Cond("priority.all-passed", "117.4", "not every other player has passed in succession",
+                lambda s: s.passes + 1 >= n_in_game(s))
+
+
+def others_still_to_pass(cfg: Config) -> Cond:
+    return Cond("priority.others-to-pass", "117.3d", "every other player has passed",
+                lambda s: s.passes + 1 < n_in_game(s))
+
+
+def after_action(cfg: Config, s: State, p: int) -> State:
+    """CR 117.3c / 116.3: after casting a spell or taking a special action, the same player
+    receives priority, and the count of passes in succession starts again."""
+    return s.replace(priority=p, passes=0)
+
+
+def give_priority_to_active(cfg: Config, s: State) -> State:
+    """CR 117.3b: after a spell or ability resolves, the active player receives priority."""
+    return s.replace(priority=receiver_of_priority(cfg, s), passes=0)
+
+
+def transitions(cfg: Config) -> Iterable[Transition]:
+    for p in range(cfg.players):
+        act = Action("pass", p)
+        # CR 117.3d: passing gives priority to the next player in turn order.
+        yield Transition(act, "pass.priority", "117.3d", (*acting(cfg, p), others_still_to_pass(cfg)),
+                         lambda s, p=p: s.replace(priority=next_in_game(cfg, s, p), passes=s.passes + 1))
+        # CR 117.4: all players pass in succession with an empty stack: the step ends.
+        yield Transition(act, "pass.end-step", "117.4",
+                         (*acting(cfg, p), all_others_passed(cfg),
+                          Cond("stack.empty", "117.4", "the stack is not empty", lambda s: s.stack_size == 0)),
+                         lambda s: end_step(cfg, s))
+
+
+def end_step(cfg: Config, s: State) -> State:
+    """CR 500.2: the step ends; the next begins. After the end step, the next turn."""
+    return If_state(s.step == END, lambda: next_turn(cfg, s),
+                    lambda: give_priority_to_active(cfg, s.replace(step=s.step + 1)))
+
+
+def If_state(c: Any, then, other) -> State:  # type: ignore[no-untyped-def]
+    from .logic import lazy_if
+    from .state import ite_state
+
+    return lazy_if(c, then, other, ite_state)
+
+
+def cleanup(cfg: Config, s: State) -> State:
+    """CR 514.2: damage wears off and "until end of turn" effects end (the +2/+0 of
+    Slickshot Show-Off, flashback granted by Past in Flames or Snapcaster Mage)."""
+    n = cfg.n
+    return s.replace(damage=(0,) * n, pump=(0,) * n, granted_fb=(0,) * n, chaos_extra=0)
+
+
+def next_turn(cfg: Config, s: State) -> State:
+    """Begin the next turn (CR 500.7, 800.4k, 901.6, 504.1)."""
+    s = cleanup(cfg, s)
+    E = cfg.extra_slots
+    # CR 800.4k: a queued extra turn of a player who has left the game doesn't begin.
+    for _ in range(E):
+        cnt = Count(e != -1 for e in s.extra)
+        top = at(s.extra, If(cnt > 0, cnt - 1, 0))
+        drop = And(cnt > 0, at(s.in_game, If(top >= 0, top, 0)) == 0)
+        s = s.replace(extra=put(s.extra, If(cnt > 0, cnt - 1, 0), If(drop, -1, top)))
+    cnt = Count(e != -1 for e in s.extra)
+    has_extra = cnt > 0
+    top = at(s.extra, If(has_extra, cnt - 1, 0))
+    # CR 500.7: the most recently created extra turn is taken first.
+    nxt = If(has_extra, top, next_in_game(cfg, s, s.active))
+    s = s.replace(extra=put(s.extra, If(has_extra, cnt - 1, 0), If(has_extra, -1, top)))
+    s = s.replace(
+        turn=s.turn + 1, active=nxt, step=BEGINNING, rolls=0, passes=0, priority=nxt,
+        mana=tuple(If(nxt == p, cfg.mana_per_turn[p], s.mana[p]) for p in range(cfg.players)),
+    )
+    if cfg.planechase:
+        # CR 901.6: the planar controller is normally the active player.
+        s = s.replace(planar_ctrl=nxt)
+    # CR 504.1: the active player draws a card in the draw step (of the beginning phase).
+    return draw(cfg, s, nxt)
+
+
+__all__ = ["transitions", "after_action", "give_priority_to_active", "next_turn", "If_state", "Not"]

@@ -1,0 +1,156 @@
+"""Zone changes, in one place: every card that moves becomes a new object (CR 400.7).
+
+All moves go through :func:`move`, which gives each moved card a fresh object id, clears
+everything the old object carried (plotted status, how it was cast, damage, granted
+abilities: CR 400.7, 702.170d), and keeps library and stack order compact.  Written with
+the dual helpers, so the same code serves the interpreter and Z3.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from .config import Config
+from .logic import And, Count, If, Not, Or, Sum, at, put
+from .state import AB_NONE, BATTLEFIELD, EXILE, GRAVEYARD, HAND, LIBRARY, STACK, State
+
+TOP, BOTTOM = "top", "bottom"
+_FAR = 10_000  # a position beyond any real one, used before compaction
+
+
+def move(cfg: Config, s: State, moving: Sequence[Any], dest: Sequence[Any] | int,
+         library_end: str = BOTTOM) -> State:
+    """Move every card slot ``j`` with ``moving[j]`` true to zone ``dest[j]``.
+
+    CR 400.7: each moved card is a new object with no memory of its previous existence.
+    ``library_end`` says where cards that go to a library are put (top or bottom).
+    """
+    n = cfg.n
+    dests = [dest] * n if isinstance(dest, int) else list(dest)
+    zone, pos, oid = list(s.zone), list(s.pos), list(s.oid)
+    cleared: dict[str, list[Any]] = {f: list(getattr(s, f)) for f in (
+        "plotted", "how", "cast_from", "x", "kicked", "half", "fb_exile", "plot_on_resolve",
+        "target", "target_oid", "granted_fb", "damage", "pump")}
+    rank: Any = 0
+    entering_stack = s.stack_size
+    for j in range(n):
+        m = moving[j]
+        if m is False:
+            continue
+        d = dests[j]
+        zone[j] = If(m, d, zone[j])
+        oid[j] = If(m, s.next_oid + rank, oid[j])  # CR 400.7: a new object
+        lib_pos = (-_FAR + j) if library_end == TOP else (_FAR + j)
+        pos[j] = If(m, If(d == LIBRARY, lib_pos, If(d == STACK, _FAR * 2 + entering_stack + rank, 0)), pos[j])
+        for f, vals in cleared.items():
+            vals[j] = If(m, -1 if f == "target" else 0, vals[j])
+        rank = rank + If(m, 1, 0)
+    s = s.replace(zone=tuple(zone), pos=tuple(pos), oid=tuple(oid), next_oid=s.next_oid + rank,
+                  **{f: tuple(v) for f, v in cleared.items()})
+    return compact(cfg, s)
+
+
+def compact(cfg: Config, s: State) -> State:
+    """Renumber library positions (per owner, 0 = top) and stack positions (0 = bottom)."""
+    n, A = cfg.n, cfg.ability_slots
+    pos = list(s.pos)
+    for j in range(n):
+        in_lib = s.zone[j] == LIBRARY
+        on_stack = s.zone[j] == STACK
+        ahead_lib = Count(And(s.zone[k] == LIBRARY, Or(s.pos[k] < s.pos[j], And(s.pos[k] == s.pos[j], k < j)))
+                          for k in range(n) if k != j and cfg.slots[k].owner == cfg.slots[j].owner)
+        below = _stack_below(cfg, s, s.pos[j], j, is_card=True)
+        pos[j] = If(in_lib, ahead_lib, If(on_stack, below, 0))
+    ab_pos = [If(s.ab_kind[k] != AB_NONE, _stack_below(cfg, s, s.ab_pos[k], k, is_card=False), 0)
+              for k in range(A)]
+    size = Count(z == STACK for z in s.zone) + Count(kd != AB_NONE for kd in s.ab_kind)
+    return s.replace(pos=tuple(pos), ab_pos=tuple(ab_pos), stack_size=size)
+
+
+def _stack_below(cfg: Config, s: State, p: Any, me: int, is_card: bool) -> Any:
+    """How many stack entries lie below position ``p`` (cards before abilities on ties)."""
+    cards = Count(And(s.zone[k] == STACK, Or(s.pos[k] < p, And(s.pos[k] == p, (not is_card) or k < me)))
+                  for k in range(cfg.n) if not (is_card and k == me))
+    abil = Count(And(s.ab_kind[k] != AB_NONE, Or(s.ab_pos[k] < p, And(s.ab_pos[k] == p, (not is_card) and k < me)))
+                 for k in range(cfg.ability_slots) if not ((not is_card) and k == me))
+    return cards + abil
+
+
+def move_one(cfg: Config, s: State, slot: Any, dest: Any, library_end: str = BOTTOM) -> State:
+    """Move the card in ``slot`` (concrete or symbolic index) to ``dest``."""
+    return move(cfg, s, [slot == j for j in range(cfg.n)], dest, library_end)
+
+
+def library_count(cfg: Config, s: State, player: Any) -> Any:
+    return Count(And(cfg.slots[j].owner == player, s.zone[j] == LIBRARY) for j in range(cfg.n))
+
+
+def hand_count(cfg: Config, s: State, player: Any) -> Any:
+    return Count(And(cfg.slots[j].owner == player, s.zone[j] == HAND) for j in range(cfg.n))
+
+
+def draw(cfg: Config, s: State, player: Any, count: int = 1) -> State:
+    """CR 121.2: draw one card at a time; drawing from an empty library is remembered for
+    the state-based action of CR 704.5b."""
+    for _ in range(count):
+        empty = library_count(cfg, s, player) == 0
+        s = s.replace(drew_empty=put(s.drew_empty, player, If(empty, 1, at(s.drew_empty, player))))
+        s = move(cfg, s, [And(cfg.slots[j].owner == player, s.zone[j] == LIBRARY, s.pos[j] == 0)
+                          for j in range(cfg.n)], HAND)
+    return s
+
+
+def top_is_card(cfg: Config, s: State, j: int) -> Any:
+    """Card slot ``j`` is the top object of the stack."""
+    return And(s.zone[j] == STACK, s.pos[j] == s.stack_size - 1)
+
+
+def top_is_ability(s: State, k: int) -> Any:
+    return And(s.ab_kind[k] != AB_NONE, s.ab_pos[k] == s.stack_size - 1)
+
+
+def push_ability(cfg: Config, s: State, kind: int, ctrl: Any, src: Any, when: Any = True,
+                 target: Any = -1, target_oid: Any = 0) -> State:
+    """CR 603.3: put a triggered ability on the stack, in the first free ability slot.
+
+    With no free slot the configuration's bound is hit: ``overflow`` is set so that no
+    checker can mistake the truncated run for a pass.
+    """
+    A = cfg.ability_slots
+    free = [s.ab_kind[k] == AB_NONE for k in range(A)]
+    chosen = [And(when, free[k], *[Not(free[i]) for i in range(k)]) for k in range(A)]
+    def upd(field: tuple, v: Any) -> tuple:
+        return tuple(If(chosen[k], v, field[k]) for k in range(A))
+    s = s.replace(
+        ab_kind=upd(s.ab_kind, kind), ab_ctrl=upd(s.ab_ctrl, ctrl), ab_src=upd(s.ab_src, src),
+        ab_target=upd(s.ab_target, target), ab_target_oid=upd(s.ab_target_oid, target_oid),
+        ab_pos=upd(s.ab_pos, s.stack_size),
+        stack_size=s.stack_size + If(Or(*chosen), 1, 0),
+        overflow=If(And(when, *[Not(f) for f in free]), 1, s.overflow),
+    )
+    return s
+
+
+def remove_ability(cfg: Config, s: State, k: int, when: Any = True) -> State:
+    A = cfg.ability_slots
+    s = s.replace(ab_kind=put(s.ab_kind, k, If(when, AB_NONE, s.ab_kind[k])),
+                  ab_ctrl=put(s.ab_ctrl, k, If(when, 0, s.ab_ctrl[k])),
+                  ab_src=put(s.ab_src, k, If(when, 0, s.ab_src[k])),
+                  ab_target=put(s.ab_target, k, If(when, -1, s.ab_target[k])),
+                  ab_target_oid=put(s.ab_target_oid, k, If(when, 0, s.ab_target_oid[k])))
+    del A
+    return compact(cfg, s)
+
+
+def battlefield_controlled(cfg: Config, s: State, name: str, player: Any) -> Any:
+    """How many permanents named ``name`` the player controls (controller = owner here)."""
+    return Count(And(s.zone[j] == BATTLEFIELD, cfg.slots[j].owner == player) for j in cfg.named(name))
+
+
+def to_graveyard_or_exile(s: State, j: int) -> Any:
+    """Where a card slot goes when it leaves the stack other than by resolving into play."""
+    return If(s.fb_exile[j] == 1, EXILE, GRAVEYARD)  # CR 702.34a: a flashback spell is exiled
+
+
+__all__ = ["move", "move_one", "compact", "draw", "push_ability", "remove_ability", "library_count",
+           "hand_count", "top_is_card", "top_is_ability", "battlefield_controlled", "TOP", "BOTTOM", "Sum"]

@@ -1,0 +1,1 @@
+"""Data files shipped with mtgcheck: the card pool and the JSON Schemas."""
