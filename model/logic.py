@@ -18,23 +18,48 @@ T = TypeVar("T")
 Val = Any  # int | bool | z3.ExprRef
 
 
+_SYMBOLIC = [False]
+
+
+def symbolic_mode() -> bool:
+    """True while a Z3 encoding is being built (see :func:`symbolic`)."""
+    return _SYMBOLIC[0]
+
+
+class symbolic:
+    """Context in which the helpers may meet Z3 terms.
+
+    Outside it every value is concrete and the helpers take their fast path (plain
+    ``all``/``any``/conditional), which is what the interpreter, the graph search and
+    Hypothesis run; the Z3 encoder builds its terms inside it.
+    """
+
+    def __enter__(self) -> "symbolic":
+        self._old = _SYMBOLIC[0]
+        _SYMBOLIC[0] = True
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _SYMBOLIC[0] = self._old
+
+
 def is_sym(x: object) -> bool:
-    return isinstance(x, z3.ExprRef)
+    return _SYMBOLIC[0] and isinstance(x, z3.ExprRef)
 
 
 def _any_sym(xs: Sequence[object]) -> bool:
-    return any(isinstance(x, z3.ExprRef) for x in xs)
+    return _SYMBOLIC[0] and any(isinstance(x, z3.ExprRef) for x in xs)
 
 
 def And(*xs: Val) -> Val:
     """Conjunction. On concrete values: ``all`` (no Z3 object is ever built)."""
-    if _any_sym(xs):
+    if _SYMBOLIC[0] and _any_sym(xs):
         return z3.And(*[z3.BoolVal(bool(x)) if not is_sym(x) else x for x in xs])
     return all(xs)
 
 
 def Or(*xs: Val) -> Val:
-    if _any_sym(xs):
+    if _SYMBOLIC[0] and _any_sym(xs):
         return z3.Or(*[z3.BoolVal(bool(x)) if not is_sym(x) else x for x in xs])
     return any(xs)
 
@@ -49,7 +74,7 @@ def Implies(a: Val, b: Val) -> Val:
 
 def If(c: Val, a: Val, b: Val) -> Val:
     """Choice by a condition. Concrete condition: one branch, as Python does."""
-    if is_sym(c):
+    if _SYMBOLIC[0] and is_sym(c):
         if not is_sym(a) and not is_sym(b) and a == b:
             return a
         if isinstance(a, bool) and isinstance(b, bool):
@@ -59,6 +84,8 @@ def If(c: Val, a: Val, b: Val) -> Val:
 
 
 def Sum(xs: Iterable[Val]) -> Val:
+    if not _SYMBOLIC[0]:
+        return sum(xs)
     items = list(xs)
     if _any_sym(items):
         return z3.Sum([x if is_sym(x) else z3.IntVal(int(x)) for x in items]) if items else 0
@@ -67,6 +94,8 @@ def Sum(xs: Iterable[Val]) -> Val:
 
 def Count(conds: Iterable[Val]) -> Val:
     """How many of the conditions hold."""
+    if not _SYMBOLIC[0]:
+        return sum(1 for c in conds if c)
     return Sum(If(c, 1, 0) for c in conds)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .config import Config
-from .logic import And, Count, If, Not, Or, Sum, at, put
+from .logic import And, Count, If, Not, Or, Sum, at, put, symbolic_mode
 from .state import AB_NONE, BATTLEFIELD, EXILE, GRAVEYARD, HAND, LIBRARY, STACK, State
 
 TOP, BOTTOM = "top", "bottom"
@@ -51,7 +51,12 @@ def move(cfg: Config, s: State, moving: Sequence[Any], dest: Sequence[Any] | int
 
 
 def compact(cfg: Config, s: State) -> State:
-    """Renumber library positions (per owner, 0 = top) and stack positions (0 = bottom)."""
+    """Renumber library positions (per owner, 0 = top) and stack positions (0 = bottom).
+
+    Not a rule but bookkeeping: on concrete states it sorts (the same order the symbolic
+    counting below defines; the conformance test checks the two agree)."""
+    if not symbolic_mode():
+        return _compact_concrete(cfg, s)
     n, A = cfg.n, cfg.ability_slots
     pos = list(s.pos)
     for j in range(n):
@@ -65,6 +70,33 @@ def compact(cfg: Config, s: State) -> State:
               for k in range(A)]
     size = Count(z == STACK for z in s.zone) + Count(kd != AB_NONE for kd in s.ab_kind)
     return s.replace(pos=tuple(pos), ab_pos=tuple(ab_pos), stack_size=size)
+
+
+def _compact_concrete(cfg: Config, s: State) -> State:
+    n = cfg.n
+    pos = [0] * n
+    libs: dict[int, list[tuple[int, int]]] = {}
+    entries: list[tuple[int, int, int, int]] = []  # (pos, kind 0 card / 1 ability, index)
+    for j in range(n):
+        z = s.zone[j]
+        if z == LIBRARY:
+            libs.setdefault(cfg.slots[j].owner, []).append((s.pos[j], j))
+        elif z == STACK:
+            entries.append((s.pos[j], 0, j, j))
+    for lib in libs.values():
+        for rank, (_, j) in enumerate(sorted(lib)):
+            pos[j] = rank
+    ab_pos = [0] * cfg.ability_slots
+    for k in range(cfg.ability_slots):
+        if s.ab_kind[k] != AB_NONE:
+            entries.append((s.ab_pos[k], 1, k, k))
+    entries.sort()
+    for rank, (_, kind, idx, _) in enumerate(entries):
+        if kind == 0:
+            pos[idx] = rank
+        else:
+            ab_pos[idx] = rank
+    return s.replace(pos=tuple(pos), ab_pos=tuple(ab_pos), stack_size=len(entries))
 
 
 def _stack_below(cfg: Config, s: State, p: Any, me: int, is_card: bool) -> Any:

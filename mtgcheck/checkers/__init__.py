@@ -1,0 +1,1 @@
+"""The three checkers (graph search, Hypothesis, Z3) and their common verdicts."""

@@ -1,0 +1,213 @@
+"""Run a scenario file on the reference model: each action's verdict, then the expectations.
+
+Scenarios are strict, like a judge's script: an action with no ``expect`` must be legal;
+an illegal action changes nothing; the final expectations compare only the keys given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mtgcheck.errors import FormatError
+from mtgcheck.model import cards as pool
+from mtgcheck.model.actions import Action, Refusal, catalogue, enabled_transition, why_illegal
+from mtgcheck.model.config import VARIANTS, Config
+from mtgcheck.model.observe import observe
+from mtgcheck.model.setup import CardPlacement, PlanarSetup, Position, build
+from mtgcheck.model.state import FB_MANA_COST, FB_PRINTED, HALVES, HOWS, State
+from mtgcheck.model.targets import FACE_TARGETS
+from mtgcheck.scenario_format import ActionSpec, Scenario, Setup, load_scenario
+
+
+@dataclass
+class ActionVerdict:
+    index: int
+    text: str
+    legal: bool
+    expected: str | None
+    refusal: Refusal | None
+    ok: bool
+
+
+@dataclass
+class ScenarioReport:
+    path: str
+    name: str
+    rules: tuple[str, ...]
+    verdicts: list[ActionVerdict] = field(default_factory=list)
+    mismatches: list[str] = field(default_factory=list)
+    final: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        return all(v.ok for v in self.verdicts) and not self.mismatches
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "file": self.path, "name": self.name, "rules": list(self.rules), "passed": self.passed,
+            "actions": [{"index": v.index, "action": v.text, "legal": v.legal, "expected": v.expected,
+                         "refused_by": None if v.refusal is None else {"cr": v.refusal.cr, "why": v.refusal.why},
+                         "ok": v.ok} for v in self.verdicts],
+            "mismatches": self.mismatches, "final": self.final,
+        }
+
+
+def load(path: str) -> Scenario:
+    return load_scenario(path, known_cards=pool.card_names(), known_planes=pool.plane_names(),
+                         known_variants=tuple(VARIANTS))
+
+
+def position_of(setup: Setup) -> Position:
+    pc = setup.planechase
+    return Position(
+        players=setup.players, turn=setup.turn, active=setup.active, step=setup.step,
+        life=tuple(setup.life), mana=tuple(setup.mana),
+        cards=tuple(CardPlacement(c.id, c.card, c.owner, c.zone, c.plotted_turn) for c in setup.cards),
+        planechase=None if pc is None else PlanarSetup(pc.decks, pc.plane_name, pc.plane_owner, pc.plane_counters,
+                                                       pc.controller, pc.communal),
+        left=tuple(setup.left), extra_turns=tuple(setup.extra_turns))
+
+
+def start(sc: Scenario, disabled: frozenset[str] = frozenset()) -> tuple[Config, State]:
+    xs = [a.args.get("x", 0) for a in sc.actions if a.verb == "cast"]
+    return build(position_of(sc.setup), max_x=max([3, *xs]), variant=sc.variant, disabled=disabled)
+
+
+_HOW = {name: i for i, name in enumerate(HOWS)}
+_HALF = {"left": 1, "right": 2}
+
+
+def to_action(cfg: Config, sc: Scenario, spec: ActionSpec, s: State) -> Action:
+    """Translate one scenario action into the model's vocabulary."""
+    slot = {sl.id: j for j, sl in enumerate(cfg.slots)}
+    where = f"actions[{spec.index}]"
+    args, p = spec.args, spec.player
+
+    def card_of(key: str) -> int:
+        return slot[args[key]]
+
+    if spec.verb in ("pass", "leave"):
+        return Action(spec.verb, p)
+    if spec.verb == "plot":
+        j = card_of("card")
+        src = args.get("from") or ("library" if s.zone[j] == 0 else "hand")
+        return Action("plot", p, card=j, source=src)
+    if spec.verb == "roll":
+        return Action("roll", p, result=args["result"])
+    if spec.verb == "choose":
+        return Action("choose", p, cards=tuple(sorted(slot[c] for c in args.get("cards", []))))
+    # cast
+    j = card_of("card")
+    card = cfg.slots[j].card
+    how = _HOW[args["how"]]
+    half = 0
+    if card.is_split:
+        if "half" not in args:
+            raise FormatError(sc.path, f"{where}.half", f"left or right: {card.name} is a split card (CR 709.3)")
+        half = _HALF[args["half"]]
+    elif "half" in args:
+        raise FormatError(sc.path, f"{where}.half", f"no half: {card.name} is not a split card", args["half"])
+    targets = args.get("targets", [])
+    if len(targets) > 1:
+        raise FormatError(sc.path, f"{where}.targets", "at most one target (the model gives each spell one target)",
+                          targets)
+    t = -1
+    if targets:
+        tv = targets[0]
+        t = int(tv.split(":", 1)[1]) if tv.startswith("player:") else cfg.players + slot[tv]
+    sac = args.get("sacrifice", [])
+    if len(sac) > 1:
+        raise FormatError(sc.path, f"{where}.sacrifice", "at most one card (the pool sacrifices one creature)", sac)
+    fb = 0
+    if how == _HOW["flashback"]:
+        fbname = args.get("flashback")
+        fb = FB_PRINTED if fbname == "printed" or (fbname is None and card.flashback_cost is not None) else FB_MANA_COST
+    return Action("cast", p, card=j, how=how, x=args.get("x", 0), kicker=1 if args.get("kicker") else 0,
+                  half=half, flashback=fb, target=t, sacrifice=slot[sac[0]] if sac else -1)
+
+
+def describe(cfg: Config, a: Action) -> str:
+    """A short, readable rendering of an action."""
+    ids = [sl.id for sl in cfg.slots]
+    out = f"player {a.player} {a.verb}"
+    if a.verb in ("plot", "cast"):
+        out += f" {ids[a.card]}"
+    if a.verb == "plot" and a.source == "library":
+        out += " from library"
+    if a.verb == "cast":
+        out += f" ({HOWS[a.how]}"
+        if a.half:
+            out += f", {HALVES[a.half]} half"
+        if a.x:
+            out += f", X={a.x}"
+        if a.kicker:
+            out += ", kicked"
+        if a.target >= 0:
+            out += ", target " + (f"player {a.target}" if a.target < cfg.players else ids[a.target - cfg.players])
+        if a.sacrifice >= 0:
+            out += f", sacrificing {ids[a.sacrifice]}"
+        out += ")"
+    if a.verb == "choose":
+        out += " [" + ", ".join(ids[k] for k in a.cards) + "]"
+    if a.verb == "roll":
+        out += f" {a.result}"
+    return out
+
+
+def _refusal(cfg: Config, s: State, a: Action) -> Refusal | None:
+    r = why_illegal(cfg, s, a)
+    if r is not None and r.cond == "catalogue" and a.verb == "cast":
+        face = cfg.slots[a.card].card.faces[1 if a.half == 2 else 0]
+        if FACE_TARGETS.get(face.name) and a.target < 0:
+            return Refusal("601.2c", f"{face.name} needs a target", "cast.no-target")
+    return r
+
+
+def run(sc: Scenario, disabled: frozenset[str] = frozenset()) -> ScenarioReport:
+    cfg, s = start(sc, disabled)
+    catalogue(cfg)
+    rep = ScenarioReport(sc.path, sc.name, tuple(sc.rules))
+    for spec in sc.actions:
+        a = to_action(cfg, sc, spec, s)
+        refusal = _refusal(cfg, s, a)
+        legal = refusal is None
+        expected = spec.expect
+        ok = legal if expected in (None, "legal") else not legal
+        rep.verdicts.append(ActionVerdict(spec.index, describe(cfg, a), legal, expected, refusal, ok))
+        if legal:
+            t = enabled_transition(cfg, s, a)
+            assert t is not None
+            s = t.effect(s)
+    obs = observe(cfg, s)
+    rep.final = obs
+    if sc.expect is not None:
+        rep.mismatches = compare(sc, obs)
+    return rep
+
+
+def compare(sc: Scenario, obs: dict[str, Any]) -> list[str]:
+    """Compare only the expectation keys the scenario names; one line per difference."""
+    exp = sc.expect
+    assert exp is not None
+    out: list[str] = []
+    for key in sorted(exp.keys):
+        want = getattr(exp, key)
+        if key == "zones":
+            for cid, z in want.items():
+                if obs["zones"][cid] != z:
+                    out.append(f"expect.zones.{cid}: expected {z}, got {obs['zones'][cid]}")
+        elif key == "plotted":
+            missing = [c for c in want if c not in obs["plotted"]]
+            if missing:
+                out.append(f"expect.plotted: expected {sorted(missing)} plotted, plotted are {obs['plotted']}")
+        elif key == "not_plotted":
+            wrong = [c for c in want if c in obs["plotted"]]
+            if wrong:
+                out.append(f"expect.not_plotted: {sorted(wrong)} are plotted")
+        else:
+            got = obs[key]
+            w = list(want) if isinstance(want, tuple) else want
+            if got != w:
+                out.append(f"expect.{key}: expected {w!r}, got {got!r}")
+    return out
