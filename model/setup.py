@@ -104,7 +104,7 @@ def initial_state(cfg: Config, pos: Position) -> State:
         extra[i] = p
     vals: dict[str, Any] = dict(zeros)
     vals.update(
-        turn=pos.turn, active=pos.active, step=STEPS.index(pos.step), priority=pos.active, passes=0,
+        turn=pos.turn, active=pos.active, normal_turn=pos.active, step=STEPS.index(pos.step), priority=pos.active, passes=0,
         game_over=1 if sum(in_game) <= 1 else 0, next_oid=oid, stack_size=0, pending=0,
         pending_player=-1, pending_src=-1, overflow=0,
         in_game=in_game, life=tuple(pos.life), mana=tuple(pos.mana),

@@ -57,6 +57,7 @@ class State:
     # turn structure (CR 500, 117)
     turn: Any
     active: Any
+    normal_turn: Any  # whose last normal turn it is or was: turn order resumes after them (CR 500.7)
     step: Any
     priority: Any
     passes: Any

@@ -85,10 +85,12 @@ def next_turn(cfg: Config, s: State) -> State:
     has_extra = cnt > 0
     top = at(s.extra, If(has_extra, cnt - 1, 0))
     # CR 500.7: the most recently created extra turn is taken first.
-    nxt = If(has_extra, top, next_in_game(cfg, s, s.active))
+    # CR 500.7 / 101.4: after extra turns, turn order resumes after the player whose last
+    # normal (not extra) turn it was.
+    nxt = If(has_extra, top, next_in_game(cfg, s, s.normal_turn))
     s = s.replace(extra=put(s.extra, If(has_extra, cnt - 1, 0), If(has_extra, -1, top)))
     s = s.replace(
-        turn=s.turn + 1, active=nxt, step=BEGINNING, rolls=0, passes=0, priority=nxt,
+        turn=s.turn + 1, active=nxt, normal_turn=If(has_extra, s.normal_turn, nxt), step=BEGINNING, rolls=0, passes=0, priority=nxt,
         mana=tuple(If(nxt == p, cfg.mana_per_turn[p], s.mana[p]) for p in range(cfg.players)),
     )
     if cfg.planechase:

@@ -48,21 +48,23 @@ def scenario(files: tuple[str, ...], json_out: str | None, quiet: bool) -> int:
     from mtgcheck.errors import FormatError
     from mtgcheck.scenario_run import load, run
 
-    reports, malformed, failed = [], 0, 0
-    for path in files:
+    reports: list[dict[str, Any]] = []
+    loaded, malformed, failed = [], 0, 0
+    for path in files:  # every file is checked before any scenario runs
         try:
-            rep = run(load(path))
+            loaded.append(load(path))
         except FormatError as exc:
             click.echo(f"mtgcheck: error: {exc}", err=True)
             malformed += 1
             reports.append({"file": path, "error": str(exc)})
-            continue
+    for sc in loaded:
+        rep = run(sc)
         reports.append(rep.to_json())
         if not rep.passed:
             failed += 1
         if quiet and rep.passed:
             continue
-        click.echo(f"{'PASS' if rep.passed else 'FAIL'} {path}: {rep.name} (CR {', '.join(rep.rules)})")
+        click.echo(f"{'PASS' if rep.passed else 'FAIL'} {rep.path}: {rep.name} (CR {', '.join(rep.rules)})")
         for v in rep.verdicts:
             verdict = "legal" if v.legal else f"illegal (CR {v.refusal.cr}: {v.refusal.why})" if v.refusal else "illegal"
             mark = "  " if v.ok else "!!"

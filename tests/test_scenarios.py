@@ -1,0 +1,84 @@
+"""Every scenario in tests/scenarios passes on the reference model; every malformed one is
+refused with one line and exit 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mtgcheck.scenario_run import load, run
+
+from .conftest import BAD_SCENARIOS, ROOT, SCENARIOS
+
+
+def test_there_are_scenarios() -> None:
+    assert len(SCENARIOS) >= 50
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_scenario_passes(path: Path) -> None:
+    rep = run(load(str(path)))
+    problems = [f"#{v.index} {v.text}: {'legal' if v.legal else v.refusal}" for v in rep.verdicts if not v.ok]
+    assert rep.passed, "\n".join(problems + rep.mismatches)
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_scenario_is_strict(path: Path) -> None:
+    """A scenario checks something: at least one refusal asserted or one final expectation."""
+    sc = load(str(path))
+    assert sc.expect is not None or any(a.expect == "illegal" for a in sc.actions)
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mtgcheck.cli", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+
+
+@pytest.mark.parametrize("path", BAD_SCENARIOS, ids=[p.stem for p in BAD_SCENARIOS])
+def test_bad_scenario_one_line_exit_2(path: Path) -> None:
+    r = _cli("scenario", str(path))
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(path.name) in lines[0] and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("doc,field", [
+    ('{"format": "mtgcheck.scenario/1", "name": "x", "rules": [], "setup": {"players": "2"}}', "setup.players"),
+    ("{not json", "(json)"),
+])
+def test_malformed_inline(tmp_path: Path, doc: str, field: str) -> None:
+    p = tmp_path / "bad.json"
+    p.write_text(doc)
+    r = _cli("scenario", str(p))
+    assert r.returncode == 2 and field in r.stderr and "bad.json" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_unknown_card_and_verb(tmp_path: Path) -> None:
+    import json
+
+    base = json.loads((ROOT / "tests" / "scenarios" / "plot-waits-a-turn.json").read_text())
+    base["setup"]["cards"][0]["card"] = "Black Lotus"
+    (tmp_path / "card.json").write_text(json.dumps(base))
+    r = _cli("scenario", str(tmp_path / "card.json"))
+    assert r.returncode == 2 and "setup.cards[0].card" in r.stderr
+    base = json.loads((ROOT / "tests" / "scenarios" / "plot-waits-a-turn.json").read_text())
+    base["actions"][0]["do"] = "dance"
+    (tmp_path / "verb.json").write_text(json.dumps(base))
+    r = _cli("scenario", str(tmp_path / "verb.json"))
+    assert r.returncode == 2 and "actions[0].do" in r.stderr
+
+
+def test_failing_expectation_exits_1(tmp_path: Path) -> None:
+    import json
+
+    doc = json.loads((ROOT / "tests" / "scenarios" / "plot-waits-a-turn.json").read_text())
+    doc["actions"][1]["expect"] = "legal"  # the model refuses it (CR 702.170d)
+    p = tmp_path / "wrong.json"
+    p.write_text(json.dumps(doc))
+    r = _cli("scenario", str(p), "--json", str(tmp_path / "out.json"))
+    assert r.returncode == 1 and "702.170d" in r.stdout
+    out = json.loads((tmp_path / "out.json").read_text())
+    assert out["reports"][0]["passed"] is False
