@@ -50,7 +50,9 @@ def _instances(cfg: Config, j: int, sl: Slot) -> Iterable[Action]:
     card, p = sl.card, sl.owner
     halves = (LEFT, RIGHT) if card.is_split else (WHOLE,)
     hows = [NORMAL, FREE, PLOTTED] + ([FLASHBACK] if card.instant_or_sorcery else [])
-    sacs = tuple(k for k, o in enumerate(cfg.slots) if k != j and o.owner == p and o.card.is_("Creature")) \
+    # A mandatory sacrifice (CR 118.8): one instance per creature of the caster's, plus one
+    # without a sacrifice, so that leaving the cost unpaid is refused by the cost rule.
+    sacs = (-1,) + tuple(k for k, o in enumerate(cfg.slots) if k != j and o.owner == p and o.card.is_("Creature")) \
         if card.sacrifice_creature else (-1,)
     for how, half in product(hows, halves):
         face = face_of(card.faces, half)
@@ -132,8 +134,13 @@ def _conds(cfg: Config, a: Action) -> list[Cond]:
                           lambda s: legal_now(cfg, s, kind, t)))
     if card.sacrifice_creature:
         sac = a.sacrifice
-        conds.append(Cond("cost.sacrifice", "118.8", "the mandatory additional cost (sacrifice a creature) can't be paid",
-                          lambda s: s.zone[sac] == BATTLEFIELD))
+        if sac < 0:
+            # CR 118.8: a mandatory additional cost must be paid, even with an alternative cost.
+            conds.append(Cond("cost.sacrifice", "118.8", "the mandatory additional cost (sacrifice a creature) "
+                              "was not paid", lambda s: False))
+        else:
+            conds.append(Cond("cost.sacrifice", "118.8", "the mandatory additional cost (sacrifice a creature) "
+                              "can't be paid", lambda s: s.zone[sac] == BATTLEFIELD))
     conds.append(Cond("cost.mana", "601.2g", "not enough mana to pay the total cost",
                       lambda s: s.mana[p] >= total_cost(cfg, s, a)))
     if a.how == FLASHBACK and a.flashback == FB_PRINTED and card.flashback_life:

@@ -5,22 +5,29 @@ A player may concede at any time (CR 104.3a); a player who loses leaves too (CR 
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable, Sequence
 
 from .actions import Action, Cond, Transition
-from .common import game_on, next_in_game, player_in_game
+from .common import game_on, next_in_game, player_in_game, receiver_of_priority
 from .config import Config
-from .logic import And, If, Or, put
+from .logic import And, If, Not, Or, put
 from .state import AB_NONE, AB_PLANESWALK, OUTSIDE, State
 from .zones import compact, move
 
 
-def leave_game(cfg: Config, s: State, p: int) -> State:
-    """Player ``p`` leaves the game, with everything CR 800.4 and 901.10 make happen."""
+def leave_game(cfg: Config, s: State, p: int, leaving: Sequence[Any] = ()) -> State:
+    """Player ``p`` leaves the game, with everything CR 800.4 and 901.10 make happen.
+
+    ``leaving`` (one condition per player, or empty) names the players who leave at the same
+    time as ``p`` (players who lose together by state-based actions, CR 704.3).
+    """
     if cfg.planechase:
         # CR 800.4p / 901.6: if the planar controller would leave, the next player in turn
-        # order who wouldn't leave becomes planar controller first.
-        s = s.replace(planar_ctrl=If(s.planar_ctrl == p, next_in_game(cfg, s, p), s.planar_ctrl))
+        # order who wouldn't leave (neither ``p`` nor a player leaving with them) becomes
+        # planar controller first.
+        staying = s.replace(in_game=tuple(If(And(s.in_game[q] == 1, Not(leaving[q]) if leaving else True), 1, 0)
+                                          for q in range(cfg.players)))
+        s = s.replace(planar_ctrl=If(s.planar_ctrl == p, next_in_game(cfg, staying, p), s.planar_ctrl))
     s = s.replace(in_game=put(s.in_game, p, 0))
     # CR 800.4a: all objects the player owns leave the game (spells they own on the stack
     # cease to exist); abilities they control on the stack cease to exist.
@@ -32,7 +39,10 @@ def leave_game(cfg: Config, s: State, p: int) -> State:
     # A choice the leaving player had to make is gone with the object that asked for it.
     mine = s.pending_player == p
     s = s.replace(pending=If(mine, 0, s.pending), pending_player=If(mine, -1, s.pending_player),
-                  pending_src=If(mine, -1, s.pending_src))
+                  pending_src=If(mine, -1, s.pending_src),
+                  # CR 117.3b / 800.4j: the resolution it was part of is over, so the active
+                  # player (or, if they have left, the next player in turn order) gets priority.
+                  priority=If(mine, receiver_of_priority(cfg, s), s.priority))
     if cfg.planechase:
         from .planechase import remove_planes_of, turn_top_face_up
 
@@ -42,7 +52,8 @@ def leave_game(cfg: Config, s: State, p: int) -> State:
         # stack then ceases to exist.
         s = turn_top_face_up(cfg, s, s.planar_ctrl, was_up)
         s = _drop_abilities(cfg, s, [And(was_up, s.ab_kind[k] == AB_PLANESWALK) for k in range(A)])
-    # CR 800.4j: if the leaving player had priority, the next player in turn order gets it.
+    # CR 800.4a: if the leaving player had priority, the next player in turn order still in
+    # the game gets it.
     # The count of passes in succession starts again: every remaining player must pass anew.
     s = s.replace(priority=If(s.priority == p, next_in_game(cfg, s, p), s.priority), passes=0)
     return s

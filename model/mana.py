@@ -23,7 +23,7 @@ class ManaCost:
     """A parsed mana cost of one face.
 
     >>> parse_mana_cost("{3}{G}{U}")
-    ManaCost(generic=3, coloured='GU', x=0)
+    ManaCost(generic=3, coloured='UG', x=0)
     >>> parse_mana_cost("{X}{R}").amount, parse_mana_cost("{X}{R}").x
     (1, 1)
     """

@@ -69,13 +69,20 @@ def planeswalk(cfg: Config, s: State, walker: Any, when: Any = True) -> State:
     planar deck (a new object, its counters gone: CR 901.7a, 400.9), then the top card of
     the planeswalker's planar deck turns face up.
 
-    With the planeswalker's planar deck empty, nothing happens and the plane stays face up:
-    the second instruction cannot be carried out, and the model reads the pair as one
-    indivisible move (CR 609.3: an effect does only what is possible), so the game is never
-    left without a face-up plane.
+    With the planeswalker's planar deck empty, the move is still possible when the face-up
+    plane goes into that very deck (its owner is the planeswalker, or the deck is communal):
+    it goes to the bottom, is then the top card, and turns face up again as a new object
+    without its counters (CR 701.31, 901.7a).  Otherwise nothing happens and the plane stays
+    face up: the second instruction cannot be carried out, and the model reads the pair as
+    one indivisible move (CR 609.3: an effect does only what is possible), so the game is
+    never left without a face-up plane.
     """
     K = len(cfg.planes)
-    possible = And(when, deck_size(cfg, s, deck_of_player(cfg, walker)) > 0)
+    deck = deck_of_player(cfg, walker)
+    # CR 701.31: the face-up plane goes to the bottom of its owner's planar deck first, so
+    # when that is the planeswalker's deck, there is a top card to turn face up.
+    comes_back = Or(*[And(s.pl_zone[k] == PL_FACEUP, deck_of(cfg, k) == deck) for k in range(K)])
+    possible = And(when, Or(deck_size(cfg, s, deck) > 0, comes_back))
     down = [And(possible, s.pl_zone[k] == PL_FACEUP) for k in range(K)]
     s = s.replace(
         pl_zone=tuple(If(down[k], PL_DECK, s.pl_zone[k]) for k in range(K)),

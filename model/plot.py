@@ -21,11 +21,12 @@ from .zones import move_one
 def plot_timing(cfg: Config, p: int) -> list[Cond]:
     """CR 702.170a: "any time you have priority during your main phase while the stack is
     empty".  The 116.2k variant reads "during their own turn while the stack is empty"."""
-    conds = [Cond("plot.own-turn", "702.170a", "plot only during your own turn", lambda s: s.active == p)]
+    cr = "116.2k" if cfg.variant == "116.2k" else "702.170a"  # the rule the refusal cites
+    conds = [Cond("plot.own-turn", cr, "plot only during your own turn", lambda s: s.active == p)]
     if cfg.variant != "116.2k":
         conds.append(Cond("plot.main-phase", "702.170a", "plot only during your main phase",
                           lambda s: is_main_phase(s)))
-    conds.append(Cond("plot.stack-empty", "702.170a", "plot only while the stack is empty",
+    conds.append(Cond("plot.stack-empty", cr, "plot only while the stack is empty",
                       lambda s: s.stack_size == 0))
     return conds
 

@@ -229,10 +229,14 @@ def _choices(cfg: Config) -> Iterable[Transition]:
         p, name = sl.owner, sl.card.name
         mine = [k for k, o in enumerate(cfg.slots) if o.owner == p]
         if name == "Make Your Own Luck":
-            for pick in [()] + [(k,) for k in mine if not cfg.slots[k].card.is_("Land")]:
+            for pick in [()] + [(k,) for k in mine if k != m]:
                 conds = [game_on(cfg), *_pending(P_LUCK, p, m)]
                 if pick:
                     k = pick[0]
+                    if cfg.slots[k].card.is_("Land"):
+                        # Make Your Own Luck exiles only a nonland card (a land stays for the hand).
+                        conds.append(Cond("luck.nonland", "702.170c", "only a nonland card can be exiled and plotted",
+                                          lambda s: False))
                     conds.append(Cond("luck.among-top-three", "702.170c",
                                       "the card is not among the top three cards of your library",
                                       lambda s, k=k: And(s.zone[k] == LIBRARY, s.pos[k] < 3)))

@@ -17,11 +17,13 @@ def settle(cfg: Config, s: State) -> State:
         s = move(cfg, s, lethal, GRAVEYARD)
     from .leaving import leave_game
 
+    # CR 704.5a: 0 or less life loses; CR 704.5b: drew from an empty library loses.
+    # CR 704.3: these are checked all at once, so every loser is known before anyone leaves.
+    loses = [And(s.in_game[p] == 1, Or(s.life[p] <= 0, s.drew_empty[p] == 1)) for p in range(cfg.players)]
     for p in range(cfg.players):
-        # CR 704.5a: 0 or less life loses; CR 704.5b: drew from an empty library loses.
-        # CR 800.4a: in multiplayer, a player who loses leaves the game.
-        loses = And(s.in_game[p] == 1, Or(s.life[p] <= 0, s.drew_empty[p] == 1))
-        s = lazy_if(loses, lambda s=s, p=p: leave_game(cfg, s, p), lambda s=s: s, ite_state)
+        # CR 800.4a: in multiplayer, a player who loses leaves the game (CR 901.6: the planar
+        # controller's successor is a player who doesn't leave with them).
+        s = lazy_if(loses[p], lambda s=s, p=p: leave_game(cfg, s, p, loses), lambda s=s: s, ite_state)
     # CR 104.2a: a player still in the game when all opponents have left wins; nothing more happens.
     from .common import n_in_game
 

@@ -18,7 +18,7 @@ TOP, BOTTOM = "top", "bottom"
 _FAR = 10_000  # a position beyond any real one, used before compaction
 
 
-def move(cfg: Config, s: State, moving: Sequence[Any], dest: Sequence[Any] | int,
+def move(cfg: Config, s: State, moving: Sequence[Any], dest: Sequence[Any] | Any,
          library_end: str = BOTTOM) -> State:
     """Move every card slot ``j`` with ``moving[j]`` true to zone ``dest[j]``.
 
@@ -26,7 +26,9 @@ def move(cfg: Config, s: State, moving: Sequence[Any], dest: Sequence[Any] | int
     ``library_end`` says where cards that go to a library are put (top or bottom).
     """
     n = cfg.n
-    dests = [dest] * n if isinstance(dest, int) else list(dest)
+    # One destination for all (an int, or a Z3 term such as If(flashback, EXILE, GRAVEYARD)),
+    # or one per card slot.
+    dests = list(dest) if isinstance(dest, (list, tuple)) else [dest] * n
     zone, pos, oid = list(s.zone), list(s.pos), list(s.oid)
     cleared: dict[str, list[Any]] = {f: list(getattr(s, f)) for f in (
         "plotted", "how", "cast_from", "x", "kicked", "half", "fb_exile", "plot_on_resolve",

@@ -21,9 +21,10 @@ Examples
 ((20, 20), 'plot', {'card': 'a'})
 >>> doc["setup"]["active"] = 2
 >>> parse_scenario(doc, source="a.json", known_cards={"Forest"}, known_planes=())
+... # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-mtgcheck.errors.FormatError: a.json: setup.active: expected a player index from 0 to 1 (setup.players is 2), got 2
+mtgcheck.errors.FormatError: a.json: setup.active: expected a player index from 0 to 1 ...
 """
 
 from __future__ import annotations
@@ -39,26 +40,26 @@ from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError, best_match
+from jsonschema.exceptions import STRONG_MATCHES, WEAK_MATCHES, ValidationError, best_match
 
 from mtgcheck.errors import FormatError, UnknownCardError
 
 __all__ = [
+    "EXPECT_ZONES",
     "FORMAT",
     "MAX_FILE_BYTES",
+    "SETUP_ZONES",
+    "STEPS",
     "VERBS",
     "VERB_ARGUMENTS",
-    "SETUP_ZONES",
-    "EXPECT_ZONES",
-    "STEPS",
-    "CardSpec",
-    "PlanechaseSpec",
-    "Setup",
     "ActionSpec",
+    "CardSpec",
     "Expect",
+    "PlanechaseSpec",
     "Scenario",
-    "load_schema",
+    "Setup",
     "load_scenario",
+    "load_schema",
     "parse_scenario",
     "validate_all",
 ]
@@ -294,13 +295,12 @@ def load_scenario(
     UnknownCardError
         (a FormatError) for a card or plane name the pool does not hold.
     """
-    shown = _display(str(path))
     try:
-        doc = _read_json(Path(path), shown)
+        doc = _read_json(Path(path), _display(str(path)))
     except FormatError as error:
         error.problems = [error]  # type: ignore[attr-defined]
         raise
-    return _parse(doc, str(path), shown, known_cards, known_planes, known_variants, "")
+    return _parse(doc, str(path), known_cards, known_planes, known_variants, "")
 
 
 def parse_scenario(
@@ -319,7 +319,7 @@ def parse_scenario(
     so that an error names the field where the user will find it
     (``scenario.setup.turn``). Raises as :func:`load_scenario` does.
     """
-    return _parse(doc, source, _display(source), known_cards, known_planes, known_variants, prefix)
+    return _parse(doc, source, known_cards, known_planes, known_variants, prefix)
 
 
 def validate_all(
@@ -537,7 +537,7 @@ def _schema_problems(doc: object, shown: str, prefix: str) -> list[FormatError]:
         errors = list(_validator().iter_errors(doc))
         if not errors:
             return []
-        best = best_match(errors)
+        best = best_match(errors, key=_relevance)
         translated = [(error, _translate(error, shown, prefix)) for error in errors]
     except RecursionError:
         return [FormatError(shown, _field(prefix, ()), "a scenario nested less deeply",
@@ -559,11 +559,24 @@ def _schema_problems(doc: object, shown: str, prefix: str) -> list[FormatError]:
     return problems
 
 
+def _relevance(error: ValidationError) -> tuple[int, bool, bool]:
+    """jsonschema's relevance without its tie-break on the path.
+
+    Its default prefers, among siblings, the *last* in the document (``actions[14]`` over
+    ``actions[0]``); without the path in the key, ``max`` keeps the first of equals, so
+    the first mistake in the file is the one shown, as a reader would fix them.
+    """
+    return (-len(error.path), error.validator not in WEAK_MATCHES,
+            error.validator in STRONG_MATCHES)
+
+
 def _translate(error: ValidationError, shown: str, prefix: str) -> list[FormatError]:
     """One jsonschema error in plain words, with a readable field path."""
     path = list(error.absolute_path)
     field = _field(prefix, path)
-    kind, value, instance, schema = error.validator, error.validator_value, error.instance, error.schema
+    kind, instance = error.validator, error.instance
+    value: Any = error.validator_value
+    schema: Mapping[str, Any] = error.schema if isinstance(error.schema, Mapping) else {}
     if "propertyNames" in error.absolute_schema_path:
         # The key itself is wrong (jsonschema checks it as if it were a value).
         return [FormatError(shown, field, f"keys that are {_describe(schema, several=True)}",
@@ -592,8 +605,8 @@ def _translate(error: ValidationError, shown: str, prefix: str) -> list[FormatEr
     if kind in ("minimum", "maximum", "pattern", "minLength"):
         return [FormatError(shown, field, _describe(schema), _got(instance))]
     if kind == "minItems":
-        return [FormatError(shown, field, f"a list of at least {value} item{'' if value == 1 else 's'}",
-                            _got(instance))]
+        items = f"item{'' if value == 1 else 's'}"
+        return [FormatError(shown, field, f"a list of at least {value} {items}", _got(instance))]
     if kind == "uniqueItems" and isinstance(instance, list):
         repeated = next((item for i, item in enumerate(instance) if item in instance[:i]), None)
         return [FormatError(shown, field, "a list without repeated items",
@@ -641,7 +654,8 @@ class _Semantics:
             if not _RULE_RE.fullmatch(rule):
                 self.add(("rules", i), _PATTERN_WORDS[_RULE_PATTERN][0], rule)
         variant = doc.get("variant")
-        if variant is not None and self.known_variants is not None and variant not in self.known_variants:
+        known = self.known_variants
+        if variant is not None and known is not None and variant not in known:
             self.add(("variant",), "a rule variant the model knows", variant)
         self.check_setup(doc["setup"])
         for i, action in enumerate(doc["actions"]):
@@ -692,13 +706,14 @@ class _Semantics:
             if not _ID_RE.fullmatch(card_id):
                 self.add((*at, "id"), _PATTERN_WORDS[_ID_PATTERN][0], card_id)
             elif card_id in first_use:
-                self.add((*at, "id"), f"an id not used before (setup.cards[{first_use[card_id]}] has it)",
-                         card_id)
+                self.add((*at, "id"), "an id not used before "
+                         f"(setup.cards[{first_use[card_id]}] has it)", card_id)
             else:
                 first_use[card_id] = i
             self.ids.add(card_id)
             if card["card"] not in self.known_cards:
-                self.add((*at, "card"), "a card of the built-in pool", card["card"], UnknownCardError)
+                self.add((*at, "card"), "a card of the built-in pool", card["card"],
+                         UnknownCardError)
             # CR 800.4a: the cards of a player who left the game left with them.
             self.player((*at, "owner"), card["owner"], in_game=True)
             plotted_turn = card.get("plotted_turn")
@@ -757,6 +772,8 @@ class _Semantics:
             self.card_ref((*where, "zones", card_id), card_id)
         for key in ("plotted", "not_plotted", "stack"):
             for i, card_id in enumerate(expect.get(key, ())):
+                if key == "stack" and card_id.startswith("ability:"):
+                    continue  # a triggered ability on the stack, named by its kind
                 self.card_ref((*where, key, i), card_id)
         both = set(expect.get("plotted", ())) & set(expect.get("not_plotted", ()))
         for i, card_id in enumerate(expect.get("not_plotted", ())):
@@ -787,9 +804,10 @@ class _Semantics:
 # Building the records
 
 
-def _parse(doc: object, path: str, shown: str, known_cards: Collection[str],
+def _parse(doc: object, path: str, known_cards: Collection[str],
            known_planes: Collection[str], known_variants: Collection[str] | None,
            prefix: str) -> Scenario:
+    """Check, then build the records; raise the first problem, carrying all of them."""
     problems = validate_all(doc, source=path, known_cards=known_cards, known_planes=known_planes,
                             known_variants=known_variants, prefix=prefix)
     if problems:

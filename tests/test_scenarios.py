@@ -46,7 +46,7 @@ def test_bad_scenario_one_line_exit_2(path: Path) -> None:
 
 
 @pytest.mark.parametrize("doc,field", [
-    ('{"format": "mtgcheck.scenario/1", "name": "x", "rules": [], "setup": {"players": "2"}}', "setup.players"),
+    ('{"format": "mtgcheck.scenario/1", "name": "x", "rules": [], "actions": [], "setup": {"players": "2", "turn": 1, "active": 0, "step": "main1", "cards": []}}', "setup.players"),
     ("{not json", "(json)"),
 ])
 def test_malformed_inline(tmp_path: Path, doc: str, field: str) -> None:

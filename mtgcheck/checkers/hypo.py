@@ -1,0 +1,148 @@
+"""Hypothesis stateful testing: a RuleBasedStateMachine generated from the action catalogue.
+
+One rule per verb of the catalogue draws one of that verb's legal actions; the properties
+are checked after every step (state properties as invariants, transition properties on the
+step taken).  A failure is shrunk by Hypothesis to a short trace and reported with it, as
+actions that replay on the interpreter.  Runs are seeded (``--seed``) and never use the
+example database: a stored counterexample is a file, not a cache entry.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from hypothesis import HealthCheck, Phase, seed as hseed, settings, strategies as st
+from hypothesis.errors import Flaky
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
+
+from mtgcheck.configs import CheckConfig
+from mtgcheck.model.actions import Action, catalogue, enabled_transition, legal_actions
+from mtgcheck.model.setup import build
+from mtgcheck.properties.base import Property
+
+from .result import HOLDS, UNKNOWN, VACUOUS, VIOLATED, Verdict
+
+
+class PropertyViolation(AssertionError):
+    def __init__(self, prop: str, trace: list[Action]) -> None:
+        super().__init__(f"{prop} violated after {len(trace)} actions")
+        self.prop, self.trace = prop, trace
+
+
+@dataclass
+class Tally:
+    examples: int = 0
+    steps: int = 0
+    witnesses: dict[str, int] = field(default_factory=dict)
+    fired: dict[str, int] = field(default_factory=dict)
+
+
+def machine_for(conf: CheckConfig, props: Sequence[Property], tally: Tally, *, variant: str | None = None,
+                disabled: frozenset[str] = frozenset()) -> type[RuleBasedStateMachine]:
+    cfg, s0 = build(conf.position, variant=variant, disabled=disabled)
+    verbs = sorted({t.action.verb for t in catalogue(cfg).transitions})
+    state_props = [p for p in props if p.kind == "state"]
+    trans_props = [p for p in props if p.kind == "transition"]
+
+    class RulesMachine(RuleBasedStateMachine):
+        def __init__(self) -> None:
+            super().__init__()
+            self.s = s0
+            self.trace: list[Action] = []
+            tally.examples += 1
+
+        def _legal(self, verb: str) -> list[Action]:
+            if self.s.turn > conf.max_turn or len(self.trace) >= conf.depth * 4:
+                return []
+            if getattr(self, "_cached", (None,))[0] is not self.s:
+                self._cached = (self.s, legal_actions(cfg, self.s))
+            return [a for a in self._cached[1] if a.verb == verb]
+
+        def _do(self, a: Action) -> None:
+            t = enabled_transition(cfg, self.s, a)
+            assert t is not None
+            s2 = t.effect(self.s)
+            self.trace.append(a)
+            tally.steps += 1
+            tally.fired[t.rule] = tally.fired.get(t.rule, 0) + 1
+            for p in trans_props:
+                if p.triggered(cfg, self.s, t, s2):
+                    tally.witnesses[p.id] = tally.witnesses.get(p.id, 0) + 1
+                if not p.holds(cfg, self.s, t, s2):
+                    raise PropertyViolation(p.id, list(self.trace))
+            self.s = s2
+
+        @invariant()
+        def state_properties(self) -> None:
+            for p in state_props:
+                if p.triggered(cfg, self.s):
+                    tally.witnesses[p.id] = tally.witnesses.get(p.id, 0) + 1
+                if not p.holds(cfg, self.s):
+                    raise PropertyViolation(p.id, list(self.trace))
+
+    for verb in verbs:
+        def make(verb: str):  # type: ignore[no-untyped-def]
+            def act(self, data) -> None:  # type: ignore[no-untyped-def]
+                self._do(data.draw(st.sampled_from(self._legal(verb)), label=verb))
+            act.__name__ = f"do_{verb}"
+            return precondition(lambda self: bool(self._legal(verb)))(rule(data=st.data())(act))
+        setattr(RulesMachine, f"do_{verb}", make(verb))
+
+    def at_rest(self) -> None:  # type: ignore[no-untyped-def]
+        """The game is over or the bound is reached: nothing more to do."""
+    setattr(RulesMachine, "at_rest", precondition(
+        lambda self: not any(self._legal(v) for v in verbs))(rule()(at_rest)))
+    RulesMachine.__name__ = f"RulesMachine_{conf.name}"
+    return RulesMachine
+
+
+def check(conf: CheckConfig, props: Sequence[Property], *, seed: int = 0, examples: int | None = None,
+          timeout: float = 120.0, variant: str | None = None,
+          disabled: frozenset[str] = frozenset()) -> list[Verdict]:
+    """Run the state machine; re-run without each violated property so every property gets
+    its own verdict."""
+    t0 = time.monotonic()
+    remaining = list(props)
+    violated: dict[str, list[Action]] = {}
+    tally = Tally()
+    n = examples or conf.hypothesis_examples
+    interrupted = False
+    while remaining:
+        machine = machine_for(conf, remaining, tally, variant=variant, disabled=disabled)
+        hseed(seed)(machine)
+        cfg_settings = settings(max_examples=n, stateful_step_count=conf.hypothesis_steps, database=None,
+                                deadline=None, derandomize=False, print_blob=False,
+                                phases=[Phase.generate, Phase.shrink],
+                                suppress_health_check=list(HealthCheck))
+        try:
+            run_state_machine_as_test(machine, settings=cfg_settings)
+            break
+        except PropertyViolation as exc:
+            violated[exc.prop] = exc.trace
+            remaining = [p for p in remaining if p.id != exc.prop]
+        except Flaky:  # pragma: no cover - the model is deterministic
+            interrupted = True
+            break
+        if time.monotonic() - t0 > timeout:
+            interrupted = True
+            break
+    secs = time.monotonic() - t0
+    out = []
+    for p in props:
+        stats = {"examples": tally.examples, "steps": tally.steps, "witnesses": tally.witnesses.get(p.id, 0)}
+        if p.id in violated:
+            v = Verdict("hypothesis", p.id, conf.name, VIOLATED, depth=len(violated[p.id]), trace=violated[p.id],
+                        stats=stats)
+        elif interrupted:
+            v = Verdict("hypothesis", p.id, conf.name, UNKNOWN, "run interrupted", stats=stats)
+        elif tally.witnesses.get(p.id, 0) == 0:
+            v = Verdict("hypothesis", p.id, conf.name, VACUOUS, "its antecedent never held in the examples",
+                        stats=stats)
+        else:
+            v = Verdict("hypothesis", p.id, conf.name, HOLDS, f"{n} examples, seed {seed}",
+                        depth=conf.hypothesis_steps, stats=stats)
+        v.seconds = secs
+        out.append(v)
+    return out

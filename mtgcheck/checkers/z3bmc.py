@@ -1,0 +1,326 @@
+"""Z3: bounded model checking and k-induction over the transition relation of the one spec.
+
+The relation is *derived*: each transition's guard and effect from ``model/`` are run on
+symbolic states (inside :class:`mtgcheck.model.logic.symbolic`), giving
+``T_i(a, b) = guard_i(a) & b == effect_i(a)``; nothing is written twice.  It is built once
+per configuration over two template states and instantiated at each depth by
+substitution (Python-side term building is the bottleneck, solving is not).
+
+Every guard condition is wrapped as ``en(cond) -> cond``; the ``en`` literals are passed as
+assumptions, so the unsat core of a proof names the rules it rests on, and a mutant is the
+same relation with some ``en`` false.
+
+* BMC (iterative deepening): the first depth at which a property can fail is the length
+  of a shortest counterexample; its trace is replayed on the interpreter before it is
+  reported (a trace that doesn't replay would be an encoding bug, reported as such).
+* k-induction (k = 0, 1): from *any* well-formed state (not only reachable ones) where the
+  property held for k steps, one more step keeps it.  The well-formedness invariant
+  (domains of every field) is itself proved inductive first.
+* A solver timeout is ``unknown``: never ``holds``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import z3
+
+from mtgcheck.configs import CheckConfig
+from mtgcheck.model.actions import Action, catalogue, enabled_transition
+from mtgcheck.model.config import Config
+from mtgcheck.model.logic import And, Implies, Or, symbolic
+from mtgcheck.model.setup import build
+from mtgcheck.model.state import FIELDS, State, equal_states, sizes, symbolic_state
+from mtgcheck.properties.base import Property
+
+from .result import HOLDS, PROVED, UNKNOWN, VACUOUS, VIOLATED, Verdict
+
+
+def _flat(s: State) -> list[Any]:
+    out: list[Any] = []
+    for f in FIELDS:
+        v = getattr(s, f)
+        out.extend(v if isinstance(v, tuple) else [v])
+    return out
+
+
+def well_formed(cfg: Config, s: State) -> Any:
+    """Domains of the state vector's fields: the strengthening invariant of every proof."""
+    P, n = cfg.players, cfg.n
+    K = len(cfg.planes)
+    c = [s.turn >= 1, s.active >= 0, s.active < P, s.normal_turn >= 0, s.normal_turn < P,
+         s.step >= 0, s.step <= 4, s.priority >= 0, s.priority < P, s.passes >= 0, s.passes < P,
+         Or(s.game_over == 0, s.game_over == 1), s.stack_size >= 0, s.stack_size <= n + cfg.ability_slots,
+         s.pending >= 0, s.pending <= 4, s.rolls >= 0, s.next_oid >= 1, s.overflow >= 0, s.overflow <= 1,
+         s.chaos_extra >= 0]
+    for p in range(P):
+        c += [Or(s.in_game[p] == 0, s.in_game[p] == 1), s.mana[p] >= 0, Or(s.drew_empty[p] == 0, s.drew_empty[p] == 1)]
+    for j in range(n):
+        c += [s.zone[j] >= 0, s.zone[j] <= 6, s.pos[j] >= 0, s.oid[j] >= 1, s.oid[j] < s.next_oid,
+              s.plotted[j] >= 0, s.plotted[j] <= s.turn, s.how[j] >= 0, s.how[j] <= 4, s.x[j] >= 0,
+              s.x[j] <= cfg.max_x, Or(s.kicked[j] == 0, s.kicked[j] == 1), s.half[j] >= 0, s.half[j] <= 2,
+              Or(s.fb_exile[j] == 0, s.fb_exile[j] == 1), Or(s.plot_on_resolve[j] == 0, s.plot_on_resolve[j] == 1),
+              Or(s.granted_fb[j] == 0, s.granted_fb[j] == 1), s.damage[j] >= 0, s.pump[j] >= 0,
+              s.last_cast[j] >= 0, s.last_cast[j] <= s.turn]
+    for a in range(cfg.ability_slots):
+        c += [s.ab_kind[a] >= 0, s.ab_kind[a] <= 7, s.ab_pos[a] >= 0]
+    for k in range(K):
+        c += [s.pl_zone[k] >= 0, s.pl_zone[k] <= 2, s.pl_counters[k] >= 0]
+    if cfg.planechase:
+        c += [s.planar_ctrl >= 0, s.planar_ctrl < P]
+    for e in range(cfg.extra_slots):
+        c += [s.extra[e] >= -1, s.extra[e] < P]
+    return And(*c)
+
+
+@dataclass
+class Encoding:
+    """The transition relation of one configuration, over template states ``a`` and ``b``."""
+
+    cfg: Config
+    init: State
+    a: State
+    b: State
+    rels: list[Any]
+    actions: list[Action]
+    rules: list[str]
+    en: dict[str, Any]  # condition id -> enable literal
+    en_cr: dict[str, str]
+    build_seconds: float
+    _props: dict[str, list[Any]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, cfg: Config, init: State) -> "Encoding":
+        t0 = time.monotonic()
+        with symbolic():
+            a, b = symbolic_state(cfg, "a"), symbolic_state(cfg, "b")
+            en: dict[str, Any] = {}
+            en_cr: dict[str, str] = {}
+            rels, actions, rules = [], [], []
+            for t in catalogue(cfg).transitions:
+                parts = []
+                for c in t.conds:
+                    lit = en.setdefault(c.id, z3.Bool(f"en:{c.id}"))
+                    en_cr[c.id] = c.cr
+                    parts.append(Implies(lit, c.test(a)))
+                rels.append(z3.And(And(*parts), equal_states(b, t.effect(a))))
+                actions.append(t.action)
+                rules.append(t.rule)
+        return cls(cfg, init, a, b, rels, actions, rules, en, en_cr, time.monotonic() - t0)
+
+    def prop_terms(self, p: Property) -> list[Any]:
+        """Per transition, the property over (a, t, b) (transition kind) or over b (state)."""
+        if p.id not in self._props:
+            with symbolic():
+                if p.kind == "state":
+                    term = p.pred(self.cfg, self.b)
+                    self._props[p.id] = [z3.BoolVal(term) if isinstance(term, bool) else term]
+                else:
+                    ts = catalogue(self.cfg).transitions
+                    out = []
+                    for t in ts:
+                        term = p.pred(self.cfg, self.a, t, self.b)
+                        out.append(z3.BoolVal(term) if isinstance(term, bool) else term)
+                    self._props[p.id] = out
+        return self._props[p.id]
+
+    def state_term(self, p: Property, s: State) -> Any:
+        with symbolic():
+            term = p.pred(self.cfg, s)
+        return z3.BoolVal(term) if isinstance(term, bool) else term
+
+
+class Unroller:
+    """States s0..sk and the relation between consecutive ones, added to one solver."""
+
+    def __init__(self, enc: Encoding, solver: z3.Solver, tag: str) -> None:
+        self.enc, self.solver, self.tag = enc, solver, tag
+        self.states = [symbolic_state(enc.cfg, f"{tag}0")]
+        self.sels: list[list[Any]] = []
+        self._fa, self._fb = _flat(enc.a), _flat(enc.b)
+
+    def sub(self, term: Any, k: int) -> Any:
+        pairs = list(zip(self._fa, _flat(self.states[k]))) + list(zip(self._fb, _flat(self.states[k + 1])))
+        return z3.substitute(term, *pairs)
+
+    def extend(self) -> int:
+        k = len(self.states) - 1
+        self.states.append(symbolic_state(self.enc.cfg, f"{self.tag}{k + 1}"))
+        sels = [z3.Bool(f"{self.tag}sel{k}_{i}") for i in range(len(self.enc.rels))]
+        for sel, rel in zip(sels, self.enc.rels):
+            self.solver.add(z3.Implies(sel, self.sub(rel, k)))
+        self.solver.add(z3.Or(sels))
+        self.sels.append(sels)
+        return k
+
+    def violation(self, p: Property, k: int) -> Any:
+        """A formula: the property fails on step k (transition) or in state k+1 (state)."""
+        terms = self.enc.prop_terms(p)
+        if p.kind == "state":
+            return z3.Not(self.sub(terms[0], k))
+        return z3.Or([z3.And(sel, z3.Not(self.sub(term, k))) for sel, term in zip(self.sels[k], terms)
+                      if not z3.is_true(term)] or [z3.BoolVal(False)])
+
+    def trace(self, model: z3.ModelRef, upto: int) -> list[Action]:
+        out = []
+        for k in range(upto):
+            for i, sel in enumerate(self.sels[k]):
+                if z3.is_true(model.eval(sel, model_completion=True)):
+                    out.append(self.enc.actions[i])
+                    break
+        return out
+
+
+def _replays(enc: Encoding, p: Property, trace: Sequence[Action]) -> bool:
+    """The Z3 trace, run on the interpreter, is legal and breaks the property."""
+    s = enc.init
+    for a in trace:
+        t = enabled_transition(enc.cfg, s, a)
+        if t is None:
+            return False
+        s2 = t.effect(s)
+        if p.kind == "transition" and not p.holds(enc.cfg, s, t, s2):
+            return True
+        s = s2
+    return p.kind == "state" and not p.holds(enc.cfg, s)
+
+
+def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = None, timeout: float = 60.0,
+          variant: str | None = None, disabled: frozenset[str] = frozenset(),
+          induction: bool = True) -> list[Verdict]:
+    """BMC to ``depth`` and k-induction for every property; one verdict each."""
+    cfg, s0 = build(conf.position, variant=variant, disabled=disabled)
+    enc = Encoding.build(cfg, s0)
+    depth = conf.depth if depth is None else depth
+    enables = list(enc.en.values())
+    deadline = time.monotonic() + timeout
+    with symbolic():
+        init = equal_states(symbolic_state(cfg, "s0"), s0)
+    sol = z3.Solver()
+    sol.add(init)
+    un = Unroller(enc, sol, "s")
+    status: dict[str, Verdict] = {}
+    reached: dict[str, int] = {p.id: 0 for p in props}
+    vacuous_relation = False
+    t0 = time.monotonic()
+    for p in props:  # state properties in the initial state
+        if p.kind == "state":
+            sol.push()
+            sol.add(z3.Not(enc.state_term(p, un.states[0])))
+            if sol.check(*enables) == z3.sat:
+                status[p.id] = Verdict("z3", p.id, conf.name, VIOLATED, depth=0)
+            sol.pop()
+    for k in range(depth):
+        remaining_time = deadline - time.monotonic()
+        if remaining_time <= 0:
+            break
+        un.extend()
+        sol.set("timeout", max(1, int(remaining_time * 1000)))
+        r = sol.check(*enables)
+        if r == z3.unsat:
+            vacuous_relation = k == 0
+            for p in props:
+                reached[p.id] = max(reached[p.id], k)
+            break  # no run of length k+1: every deeper bound is the same
+        # One query per depth for all properties at once; narrow down only on a violation.
+        lits = {}
+        for p in props:
+            if p.id not in status:
+                lits[p.id] = z3.Bool(f"viol:{p.id}:{k}")
+                sol.add(z3.Implies(lits[p.id], un.violation(p, k)))
+        while lits:
+            sol.set("timeout", max(1, int((deadline - time.monotonic()) * 1000)))
+            any_lit = z3.Bool(f"any:{k}:{len(lits)}")
+            sol.add(z3.Implies(any_lit, z3.Or(list(lits.values()))))
+            res = sol.check(*enables, any_lit)
+            if res == z3.unsat:
+                for pid in lits:
+                    reached[pid] = k + 1
+                break
+            if res == z3.unknown:
+                for pid in lits:
+                    status[pid] = Verdict("z3", pid, conf.name, UNKNOWN, f"solver: {sol.reason_unknown()}", depth=k)
+                break
+            model = sol.model()
+            pid = next(q for q, lit in lits.items() if z3.is_true(model.eval(lit, model_completion=True)))
+            prop = next(q for q in props if q.id == pid)
+            trace = un.trace(model, k + 1)
+            if not _replays(enc, prop, trace):
+                status[pid] = Verdict("z3", pid, conf.name, UNKNOWN, "the solver's counterexample does not replay "
+                                      "on the interpreter (an encoding bug)", trace=trace)
+            else:
+                status[pid] = Verdict("z3", pid, conf.name, VIOLATED, depth=k + 1, trace=trace)
+            del lits[pid]
+    bmc_secs = time.monotonic() - t0
+    proofs: dict[str, tuple[int, list[str]]] = {}
+    if induction:
+        proofs = _induction(enc, [p for p in props if p.id not in status], deadline)
+    out = []
+    for p in props:
+        if p.id in status:
+            v = status[p.id]
+        elif p.id in proofs:
+            k, core = proofs[p.id]
+            v = Verdict("z3", p.id, conf.name, PROVED, "rests on " + ", ".join(core) if core else "", k=k,
+                        depth=reached[p.id])
+        elif vacuous_relation:
+            v = Verdict("z3", p.id, conf.name, VACUOUS, "the initial state and the transition relation are "
+                        "unsatisfiable together", depth=0)
+        elif reached[p.id] < depth and time.monotonic() >= deadline:
+            v = Verdict("z3", p.id, conf.name, UNKNOWN, f"time ran out at depth {reached[p.id]}",
+                        depth=reached[p.id])
+        else:
+            v = Verdict("z3", p.id, conf.name, HOLDS, "BMC", depth=reached[p.id])
+        v.seconds = bmc_secs
+        v.stats = {"build_seconds": round(enc.build_seconds, 2), "transitions": len(enc.rels)}
+        out.append(v)
+    return out
+
+
+def _induction(enc: Encoding, props: Sequence[Property], deadline: float) -> dict[str, tuple[int, list[str]]]:
+    """k-induction, k = 0 and 1, from any well-formed state; returns k and the unsat core."""
+    cfg = enc.cfg
+    enables = list(enc.en.values())
+    proved: dict[str, tuple[int, list[str]]] = {}
+    sol = z3.Solver()
+    un = Unroller(enc, sol, "i")
+    with symbolic():
+        sol.add(well_formed(cfg, un.states[0]))
+    un.extend()
+    # The strengthening invariant is itself checked: well-formedness holds initially and is inductive.
+    sol.push()
+    with symbolic():
+        sol.add(z3.Not(well_formed(cfg, un.states[1])))
+    sol.set("timeout", max(1, int((deadline - time.monotonic()) * 1000)))
+    wf_inductive = sol.check(*enables) == z3.unsat
+    sol.pop()
+    with symbolic():
+        wf_initial = bool(well_formed(cfg, enc.init))
+    if not (wf_inductive and wf_initial):
+        return proved
+    for p in props:
+        if time.monotonic() >= deadline:
+            break
+        for k in (0, 1):
+            if k == 1 and len(un.states) < 3:
+                un.extend()
+            sol.push()
+            if p.kind == "state":
+                with symbolic():
+                    for i in range(k + 1):
+                        sol.add(enc.state_term(p, un.states[i]))
+            else:
+                for i in range(k):
+                    sol.add(z3.Not(un.violation(p, i)))
+            sol.add(un.violation(p, k))
+            sol.set("timeout", max(1, int((deadline - time.monotonic()) * 1000)))
+            res = sol.check(*enables)
+            if res == z3.unsat:
+                core = sorted({f"CR {enc.en_cr[str(lit)[3:]]} ({str(lit)[3:]})" for lit in sol.unsat_core()})
+                proved[p.id] = (k, core)
+                sol.pop()
+                break
+            sol.pop()
+    return proved
