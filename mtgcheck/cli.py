@@ -78,5 +78,116 @@ def scenario(files: tuple[str, ...], json_out: str | None, quiet: bool) -> int:
     return 2 if malformed else 1 if failed else 0
 
 
+def _interactive() -> bool:
+    import os
+
+    return sys.stderr.isatty() and not os.environ.get("CI")
+
+
+@main.command()
+@click.option("--checker", "checkers", multiple=True, type=click.Choice(["z3", "graph", "hypothesis"]),
+              help="Run only this checker (repeatable). Default: all three.")
+@click.option("--property", "props", multiple=True, metavar="ID", help="Check only this property (repeatable).")
+@click.option("--config", "configs", multiple=True, metavar="NAME", help="Only this built-in configuration (repeatable).")
+@click.option("--depth", type=click.IntRange(0, 50), default=None, help="BMC depth for Z3 (default: 3).")
+@click.option("--timeout", type=click.FloatRange(1, 86400), default=150.0, show_default=True,
+              help="Seconds for one checker on one configuration; past it, verdicts are unknown.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the Hypothesis checker.")
+@click.option("--examples", type=click.IntRange(1, 10**7), default=None, help="Hypothesis examples per configuration.")
+@click.option("--jobs", "-j", type=click.IntRange(1, 256), default=2, show_default=True, help="Worker processes.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write every verdict as JSON here.")
+@click.option("--junit", "junit_out", type=click.Path(dir_okay=False), help="Write JUnit XML here.")
+@click.option("--variant", type=click.Choice(sorted(__import__("mtgcheck.model.config", fromlist=["VARIANTS"]).VARIANTS)),
+              default=None, help="Check a named rule variant instead of the default rules.")
+@_guard
+def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str, ...], depth: int | None,
+          timeout: float, seed: int, examples: int | None, jobs: int, json_out: str | None,
+          junit_out: str | None, variant: str | None) -> int:
+    """Check every property with every checker on the built-in configurations.
+
+    Exit 0: every property proved or holds; 1: a property is violated; 3: inconclusive
+    (an unknown, or a property that no configuration exercised).
+    """
+    import time as _time
+
+    from mtgcheck import check_run as cr
+    from mtgcheck.atomic import write_json, write_text
+    from mtgcheck.junit import junit_xml
+    from mtgcheck.model.setup import build
+    from mtgcheck.properties.catalogue import BY_ID
+    from mtgcheck.scenario_run import describe
+
+    chosen = list(checkers) or list(cr.CHECKERS)
+    prop_ids = cr.properties_named(props)
+    confs = cr.configs_named(configs)
+    opts = cr.Options(depth=depth, timeout=timeout, seed=seed, examples=examples, variant=variant)
+    click.echo(f"mtgcheck check: {len(prop_ids)} properties x {len(chosen)} checkers x {len(confs)} configurations"
+               f" (seed {seed}, {jobs} jobs)", err=True)
+    t0 = _time.monotonic()
+    total = len(chosen) * len(confs)
+    if _interactive():
+        from rich.progress import Progress
+
+        with Progress(transient=True) as prog:
+            task = prog.add_task("checking", total=total)
+            verdicts = cr.run_check(chosen, prop_ids, confs, opts, jobs=jobs,
+                                    on_done=lambda c, n: prog.advance(task))
+    else:
+        verdicts = cr.run_check(chosen, prop_ids, confs, opts, jobs=jobs)
+    wall = _time.monotonic() - t0
+    combined = cr.combine(verdicts)
+    cells = {(c.property, c.checker): c for c in combined}
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"mtgcheck check ({wall:.0f} s)")
+    table.add_column("property")
+    table.add_column("CR")
+    for c in chosen:
+        table.add_column(c)
+    for pid in prop_ids:
+        row = [pid, ", ".join(BY_ID[pid].rules)]
+        for c in chosen:
+            comb = cells.get((pid, c))
+            row.append(comb.cell() if comb else "-")
+        table.add_row(*row)
+    Console(width=200 if not sys.stdout.isatty() else None, soft_wrap=False).print(table)
+    descr = {conf.name: (lambda cfg: (lambda a: describe(cfg, a)))(build(conf.position)[0]) for conf in confs}
+    for comb in combined:
+        if comb.status == "violated" and comb.verdict:
+            v = comb.verdict
+            click.echo(f"VIOLATED {comb.checker}::{comb.property} on {v.config} "
+                       f"(CR {', '.join(BY_ID[comb.property].rules)}), trace of {len(v.trace)}:")
+            for a in v.trace:
+                click.echo(f"    {descr[v.config](a)}")
+    code = cr.exit_code(combined)
+    counts = {s: sum(1 for c in combined if c.status == s) for s in ("proved", "holds", "violated", "unknown", "vacuous")}
+    click.echo(", ".join(f"{n} {s}" for s, n in counts.items()) + f"; {wall:.1f} s; seed {seed}")
+    if json_out:
+        write_json(json_out, {
+            "format": "mtgcheck.check-report/1", "seed": seed, "seconds": round(wall, 2), "exit": code,
+            "combined": [{"property": c.property, "checker": c.checker, "status": c.status, "cell": c.cell()}
+                         for c in combined],
+            "verdicts": [cr.verdict_json(v, descr[v.config]) for v in verdicts]})
+    if junit_out:
+        cases = []
+        for c in combined:
+            v = c.verdict
+            body = "\n".join(descr[v.config](a) for a in v.trace) if v else ""
+            cases.append((f"{c.checker}::{c.property}", c.status, sum(x.seconds for x in c.per_config) / max(1, len(c.per_config)),
+                          c.cell(), body))
+        write_text(junit_out, junit_xml("mtgcheck", cases))
+    return code
+
+
+@main.command()
+def properties() -> None:
+    """List the property catalogue: id, CR rules, statement."""
+    from mtgcheck.properties.catalogue import PROPERTIES
+
+    for p in PROPERTIES:
+        click.echo(f"{p.id}  [CR {', '.join(p.rules)}]  {p.statement}")
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -48,10 +48,21 @@ BUILTIN: tuple[CheckConfig, ...] = (
                         *_lib(0, 3), *_lib(1, 2))),
         max_turn=2, depth=10),
     CheckConfig(
+        "costs",
+        Position(players=2, turn=1, active=0, step="main1", life=(20, 20), mana=(6, 1),
+                 cards=(C("luck", "Make Your Own Luck", 0, "hand"),
+                        C("rites", "Village Rites", 0, "hand"),
+                        C("thopter", "Ornithopter", 0, "battlefield"),
+                        C("top", "Lightning Bolt", 0, "library"),
+                        C("mid", "Forest", 0, "library"),
+                        C("low", "Think Twice", 0, "library"),
+                        *_lib(1, 1))),
+        max_turn=1, depth=8),
+    CheckConfig(
         "planechase",
         Position(players=3, turn=1, active=0, step="main1", life=(20, 20, 20), mana=(1, 1, 1),
                  cards=(*_lib(0, 2), *_lib(1, 2), *_lib(2, 2)),
                  planechase=PlanarSetup(decks=(("Test Plane Tally Grounds",), (), ()), plane="Otaria",
                                         plane_owner=1, plane_counters=0, controller=0)),
-        max_turn=3, depth=10),
+        max_turn=2, depth=10),
 )

@@ -279,48 +279,64 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
     return out
 
 
-def _induction(enc: Encoding, props: Sequence[Property], deadline: float) -> dict[str, tuple[int, list[str]]]:
-    """k-induction, k = 0 and 1, from any well-formed state; returns k and the unsat core."""
+def _induction(enc: Encoding, props: Sequence[Property], deadline: float,
+               per_query: float = 15.0) -> dict[str, tuple[int, list[str]]]:
+    """Induction (k = 0): from *any* state, one step of the relation keeps the property.
+
+    First with no assumption on the state at all (a transition property that the guards
+    imply is proved this way); then, for what remains, assuming the well-formedness
+    invariant and the property itself in the pre-state.  That invariant is used only once
+    it is itself proved: it holds in the initial state and is inductive.  Each query has its
+    own time limit; a query that runs out proves nothing.  Returns k and the unsat core: the
+    guard conditions (with their CR rules) the proof rests on.
+    """
     cfg = enc.cfg
     enables = list(enc.en.values())
     proved: dict[str, tuple[int, list[str]]] = {}
     sol = z3.Solver()
     un = Unroller(enc, sol, "i")
-    with symbolic():
-        sol.add(well_formed(cfg, un.states[0]))
     un.extend()
-    # The strengthening invariant is itself checked: well-formedness holds initially and is inductive.
-    sol.push()
-    with symbolic():
-        sol.add(z3.Not(well_formed(cfg, un.states[1])))
-    sol.set("timeout", max(1, int((deadline - time.monotonic()) * 1000)))
-    wf_inductive = sol.check(*enables) == z3.unsat
-    sol.pop()
-    with symbolic():
-        wf_initial = bool(well_formed(cfg, enc.init))
-    if not (wf_inductive and wf_initial):
-        return proved
+
+    def limit() -> int:
+        return max(1, int(min(per_query, deadline - time.monotonic()) * 1000))
+
+    def attempt(p: Property, assume_wf: bool) -> bool:
+        sol.push()
+        if assume_wf:
+            with symbolic():
+                sol.add(well_formed(cfg, un.states[0]))
+        if p.kind == "state":
+            sol.add(enc.state_term(p, un.states[0]))
+        sol.add(un.violation(p, 0))
+        sol.set("timeout", limit())
+        res = sol.check(*enables)
+        if res == z3.unsat:
+            core = sorted({f"CR {enc.en_cr[str(lit)[3:]]} ({str(lit)[3:]})" for lit in sol.unsat_core()})
+            proved[p.id] = (0, core)
+        sol.pop()
+        return res == z3.unsat
+
+    rest = []
     for p in props:
         if time.monotonic() >= deadline:
+            return proved
+        if not attempt(p, assume_wf=False):
+            rest.append(p)
+    if not rest or time.monotonic() >= deadline:
+        return proved
+    # The strengthening invariant is itself checked: it holds initially and is inductive.
+    with symbolic():
+        wf_initial = bool(well_formed(cfg, enc.init))
+        sol.push()
+        sol.add(well_formed(cfg, un.states[0]))
+        sol.add(z3.Not(well_formed(cfg, un.states[1])))
+    sol.set("timeout", max(1, int(min(4 * per_query, deadline - time.monotonic()) * 1000)))
+    wf_inductive = sol.check(*enables) == z3.unsat
+    sol.pop()
+    if not (wf_initial and wf_inductive):
+        return proved
+    for p in rest:
+        if time.monotonic() >= deadline:
             break
-        for k in (0, 1):
-            if k == 1 and len(un.states) < 3:
-                un.extend()
-            sol.push()
-            if p.kind == "state":
-                with symbolic():
-                    for i in range(k + 1):
-                        sol.add(enc.state_term(p, un.states[i]))
-            else:
-                for i in range(k):
-                    sol.add(z3.Not(un.violation(p, i)))
-            sol.add(un.violation(p, k))
-            sol.set("timeout", max(1, int((deadline - time.monotonic()) * 1000)))
-            res = sol.check(*enables)
-            if res == z3.unsat:
-                core = sorted({f"CR {enc.en_cr[str(lit)[3:]]} ({str(lit)[3:]})" for lit in sol.unsat_core()})
-                proved[p.id] = (k, core)
-                sol.pop()
-                break
-            sol.pop()
+        attempt(p, assume_wf=True)
     return proved
