@@ -1,0 +1,78 @@
+"""Turn a trace (a starting position and actions) into a scenario file that replays it.
+
+Every counterexample a checker finds becomes a file a user can run with ``mtgcheck
+scenario``: the setup is the configuration's position, the actions are the trace, each
+marked ``"expect": "legal"`` (they were legal under the rules that produced them; run the
+file under the default rules to see which one the rules refuse).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from mtgcheck.model.actions import Action
+from mtgcheck.model.config import Config
+from mtgcheck.model.setup import Position
+from mtgcheck.model.state import FLASHBACKS, HALVES, HOWS
+
+
+def setup_of(pos: Position) -> dict[str, Any]:
+    cards = []
+    for c in pos.cards:
+        d: dict[str, Any] = {"id": c.id, "card": c.card, "owner": c.owner, "zone": c.zone}
+        if c.plotted_turn:
+            d["plotted_turn"] = c.plotted_turn
+        cards.append(d)
+    out: dict[str, Any] = {"players": pos.players, "turn": pos.turn, "active": pos.active, "step": pos.step,
+                           "life": list(pos.life), "mana": list(pos.mana), "cards": cards}
+    pc = pos.planechase
+    out["planechase"] = None if pc is None else {
+        "decks": [list(d) for d in pc.decks], "plane": {"name": pc.plane, "owner": pc.plane_owner,
+                                                        "counters": pc.plane_counters},
+        "controller": pc.controller, **({"communal": True} if pc.communal else {})}
+    if pos.left:
+        out["left"] = list(pos.left)
+    if pos.extra_turns:
+        out["extra_turns"] = list(pos.extra_turns)
+    return out
+
+
+def action_doc(cfg: Config, a: Action) -> dict[str, Any]:
+    ids = [sl.id for sl in cfg.slots]
+    d: dict[str, Any] = {"player": a.player, "do": a.verb}
+    if a.verb == "plot":
+        d["card"] = ids[a.card]
+        d["from"] = a.source or "hand"
+    elif a.verb == "cast":
+        d["card"] = ids[a.card]
+        d["how"] = HOWS[a.how]
+        if a.x:
+            d["x"] = a.x
+        if a.kicker:
+            d["kicker"] = True
+        if a.half:
+            d["half"] = HALVES[a.half]
+        if a.target >= 0:
+            d["targets"] = [f"player:{a.target}" if a.target < cfg.players else ids[a.target - cfg.players]]
+        if a.sacrifice >= 0:
+            d["sacrifice"] = [ids[a.sacrifice]]
+        if a.flashback:
+            d["flashback"] = FLASHBACKS[a.flashback]
+    elif a.verb == "choose":
+        d["cards"] = [ids[k] for k in a.cards]
+    elif a.verb == "roll":
+        d["result"] = a.result
+    d["expect"] = "legal"
+    return d
+
+
+def scenario_from_trace(name: str, rules: Sequence[str], pos: Position, cfg: Config, trace: Sequence[Action],
+                        *, variant: str | None = None, description: str | None = None) -> dict[str, Any]:
+    doc: dict[str, Any] = {"format": "mtgcheck.scenario/1", "name": name, "rules": list(rules)}
+    if description:
+        doc["description"] = description
+    if variant:
+        doc["variant"] = variant
+    doc["setup"] = setup_of(pos)
+    doc["actions"] = [action_doc(cfg, a) for a in trace]
+    return doc

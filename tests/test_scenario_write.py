@@ -1,0 +1,44 @@
+"""A checker's shrunk failure converts to a scenario file that replays it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mtgcheck.checkers import hypo
+from mtgcheck.configs import BUILTIN
+from mtgcheck.model.setup import build
+from mtgcheck.properties.catalogue import BY_ID
+from mtgcheck.scenario_run import load, run
+from mtgcheck.scenario_write import scenario_from_trace
+
+PLOT = next(c for c in BUILTIN if c.name == "plot")
+
+
+def test_hypothesis_failure_becomes_a_replayable_scenario(tmp_path: Path) -> None:
+    prop = BY_ID["plot-only-main-phase-empty-stack"]
+    v = hypo.check(PLOT, [prop], seed=3, examples=300, variant="116.2k")[0]
+    assert v.status == "violated" and v.trace
+    cfg, _ = build(PLOT.position, variant="116.2k")
+    doc = scenario_from_trace("116.2k plots outside a main phase", prop.rules, PLOT.position, cfg, v.trace,
+                              variant="116.2k")
+    path = tmp_path / "cx.json"
+    path.write_text(json.dumps(doc))
+    under_variant = run(load(str(path)))
+    assert under_variant.passed  # every action of the trace is legal under the variant
+    doc.pop("variant")
+    path.write_text(json.dumps(doc))
+    under_rules = run(load(str(path)))
+    refused = [x for x in under_rules.verdicts if not x.legal]
+    assert refused and refused[0].refusal is not None and refused[0].refusal.cr == "702.170a"
+
+
+def test_every_builtin_position_round_trips(tmp_path: Path) -> None:
+    for conf in BUILTIN:
+        cfg, s0 = build(conf.position)
+        path = tmp_path / f"{conf.name}.json"
+        path.write_text(json.dumps(scenario_from_trace(conf.name, ["100"], conf.position, cfg, [])))
+        from mtgcheck.scenario_run import start
+
+        cfg2, s2 = start(load(str(path)))
+        assert s2 == s0
