@@ -55,12 +55,18 @@ def _path(parent: dict[int, tuple[int, Action] | None], i: int) -> list[Action]:
 
 def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300_000,
           timeout: float = 120.0, disabled: frozenset[str] = frozenset(),
-          variant: str | None = None) -> tuple[list[Verdict], Exploration]:
-    """Search the configuration; one verdict per property."""
+          variant: str | None = None, symmetry: bool = True) -> tuple[list[Verdict], Exploration]:
+    """Search the configuration; one verdict per property.
+
+    With ``symmetry``, states equal up to a swap of identical cards are visited once
+    (:mod:`.symmetry`); the stored states are real ones, so traces replay as they are."""
+    from .symmetry import canonical
+
+    key = (lambda st: canonical(cfg, st)) if symmetry else (lambda st: st)
     t0 = time.monotonic()
     cfg, s0 = build(conf.position, variant=variant, disabled=disabled)
     g = nx.DiGraph()
-    index: dict[State, int] = {s0: 0}
+    index: dict[State, int] = {key(s0): 0}
     ex = Exploration(cfg, g, [s0])
     parent: dict[int, tuple[int, Action] | None] = {0: None}
     depth_of = {0: 0}
@@ -91,11 +97,12 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
             continue
         for t, s2 in successors(cfg, s):
             ex.fired[t.rule] = ex.fired.get(t.rule, 0) + 1
-            j = index.get(s2)
+            k2 = key(s2)
+            j = index.get(k2)
             new = j is None
             if new:
                 j = len(ex.states)
-                index[s2] = j
+                index[k2] = j
                 ex.states.append(s2)
                 parent[j] = (i, t.action)
                 depth_of[j] = depth_of[i] + 1

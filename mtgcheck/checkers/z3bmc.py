@@ -75,6 +75,56 @@ def well_formed(cfg: Config, s: State) -> Any:
     return And(*c)
 
 
+def initial_placements(cfg: Config, s0: State, s: State) -> Any:
+    """The symbolic initial states: every placement of the configuration's cards.
+
+    Each card may start in any zone it can be in at a moment with an empty stack (library,
+    hand, graveyard, exile; the battlefield for permanent cards), libraries in any order,
+    an exiled card plotted on any turn so far or not at all; everything else (turn, step,
+    life, mana, Planechase) is the configuration's.  BMC from here covers every such
+    position at once, not one hand-picked setup.
+    """
+    from mtgcheck.model.state import BATTLEFIELD, EXILE, GRAVEYARD, HAND, LIBRARY
+
+    c = []
+    n = cfg.n
+    card_fields = {"zone", "pos", "plotted"}
+    for f in FIELDS:
+        if f in card_fields:
+            continue
+        x, y = getattr(s, f), getattr(s0, f)
+        if isinstance(x, tuple):
+            c.extend(a == b for a, b in zip(x, y))
+        else:
+            c.append(x == y)
+    for j, sl in enumerate(cfg.slots):
+        zones = [LIBRARY, HAND, GRAVEYARD, EXILE] + ([BATTLEFIELD] if sl.card.permanent else [])
+        c.append(Or(*[s.zone[j] == z for z in zones]))
+        lib_mates = [k for k in range(n) if cfg.slots[k].owner == sl.owner]
+        size = sum(If_(s.zone[k] == LIBRARY) for k in lib_mates)
+        c.append(Implies(s.zone[j] == LIBRARY, And(s.pos[j] >= 0, s.pos[j] < size)))
+        c.append(Implies(s.zone[j] != LIBRARY, s.pos[j] == 0))
+        for k in lib_mates:
+            if k > j:
+                c.append(Implies(And(s.zone[j] == LIBRARY, s.zone[k] == LIBRARY), s.pos[j] != s.pos[k]))
+        c.append(Implies(s.zone[j] == EXILE, And(s.plotted[j] >= 0, s.plotted[j] <= s0.turn)))
+        c.append(Implies(s.zone[j] != EXILE, s.plotted[j] == 0))
+    return And(*c)
+
+
+def If_(c: Any) -> Any:
+    return z3.If(c, 1, 0)
+
+
+def state_from_model(cfg: Config, model: z3.ModelRef, s: State) -> State:
+    vals: dict[str, Any] = {}
+    for f in FIELDS:
+        x = getattr(s, f)
+        ev = lambda t: model.eval(t, model_completion=True).as_long()  # noqa: E731
+        vals[f] = tuple(ev(t) for t in x) if isinstance(x, tuple) else ev(x)
+    return State(**vals)
+
+
 @dataclass
 class Encoding:
     """The transition relation of one configuration, over template states ``a`` and ``b``."""
@@ -173,9 +223,10 @@ class Unroller:
         return out
 
 
-def _replays(enc: Encoding, p: Property, trace: Sequence[Action]) -> bool:
-    """The Z3 trace, run on the interpreter, is legal and breaks the property."""
-    s = enc.init
+def _replays(enc: Encoding, p: Property, trace: Sequence[Action], start: State) -> bool:
+    """The Z3 trace, run on the interpreter from the solver's initial state, is legal and
+    breaks the property."""
+    s = start
     for a in trace:
         t = enabled_transition(enc.cfg, s, a)
         if t is None:
@@ -189,18 +240,20 @@ def _replays(enc: Encoding, p: Property, trace: Sequence[Action]) -> bool:
 
 def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = None, timeout: float = 60.0,
           variant: str | None = None, disabled: frozenset[str] = frozenset(),
-          induction: bool = True) -> list[Verdict]:
+          induction: bool = True, symbolic_init: bool = True) -> list[Verdict]:
     """BMC to ``depth`` and k-induction for every property; one verdict each."""
     cfg, s0 = build(conf.position, variant=variant, disabled=disabled)
     enc = Encoding.build(cfg, s0)
     depth = conf.depth if depth is None else depth
     enables = list(enc.en.values())
     deadline = time.monotonic() + timeout
-    with symbolic():
-        init = equal_states(symbolic_state(cfg, "s0"), s0)
     sol = z3.Solver()
-    sol.add(init)
     un = Unroller(enc, sol, "s")
+    with symbolic():
+        if symbolic_init:
+            sol.add(initial_placements(cfg, s0, un.states[0]))
+        else:
+            sol.add(equal_states(un.states[0], s0))
     status: dict[str, Verdict] = {}
     reached: dict[str, int] = {p.id: 0 for p in props}
     vacuous_relation = False
@@ -247,11 +300,15 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
             pid = next(q for q, lit in lits.items() if z3.is_true(model.eval(lit, model_completion=True)))
             prop = next(q for q in props if q.id == pid)
             trace = un.trace(model, k + 1)
-            if not _replays(enc, prop, trace):
+            start = state_from_model(cfg, model, un.states[0])
+            if not _replays(enc, prop, trace, start):
                 status[pid] = Verdict("z3", pid, conf.name, UNKNOWN, "the solver's counterexample does not replay "
                                       "on the interpreter (an encoding bug)", trace=trace)
             else:
                 status[pid] = Verdict("z3", pid, conf.name, VIOLATED, depth=k + 1, trace=trace)
+                from mtgcheck.model.observe import observe
+
+                status[pid].stats["initial_state"] = observe(cfg, start)
             del lits[pid]
     bmc_secs = time.monotonic() - t0
     proofs: dict[str, tuple[int, list[str]]] = {}
@@ -274,7 +331,8 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
         else:
             v = Verdict("z3", p.id, conf.name, HOLDS, "BMC", depth=reached[p.id])
         v.seconds = bmc_secs
-        v.stats = {"build_seconds": round(enc.build_seconds, 2), "transitions": len(enc.rels)}
+        v.stats.update(build_seconds=round(enc.build_seconds, 2), transitions=len(enc.rels),
+                       initial="every placement" if symbolic_init else "the configuration's position")
         out.append(v)
     return out
 
