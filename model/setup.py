@@ -118,3 +118,19 @@ def initial_state(cfg: Config, pos: Position) -> State:
 
 def ids(cfg: Config) -> Sequence[str]:
     return [sl.id for sl in cfg.slots]
+
+
+def position_of_state(cfg: Config, base: Position, s: State) -> Position:
+    """A position whose setup yields ``s``'s placement of cards (zones, library order,
+    plotted turns), everything else taken from ``base``.  Used to turn a symbolic initial
+    state chosen by Z3 into a scenario file.  Only states with an empty stack qualify."""
+    by_slot = {c.id: c for c in base.cards}
+    order = sorted(range(cfg.n), key=lambda j: (s.zone[j] != LIBRARY, s.pos[j] if s.zone[j] == LIBRARY else 0, j))
+    cards = []
+    for j in order:
+        c = by_slot[cfg.slots[j].id]
+        z = ZONES[s.zone[j]]
+        cards.append(CardPlacement(c.id, c.card, c.owner, z, s.plotted[j] if z == "exile" and s.plotted[j] else None))
+    return Position(players=base.players, turn=base.turn, active=base.active, step=base.step, life=base.life,
+                    mana=base.mana, cards=tuple(cards), planechase=base.planechase, left=base.left,
+                    extra_turns=base.extra_turns)

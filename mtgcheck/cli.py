@@ -99,10 +99,13 @@ def _interactive() -> bool:
 @click.option("--junit", "junit_out", type=click.Path(dir_okay=False), help="Write JUnit XML here.")
 @click.option("--variant", type=click.Choice(sorted(__import__("mtgcheck.model.config", fromlist=["VARIANTS"]).VARIANTS)),
               default=None, help="Check a named rule variant instead of the default rules.")
+@click.option("--store", "store_dir", type=click.Path(file_okay=False), default="counterexamples", show_default=True,
+              help="Where counterexamples are stored (one file each, deduplicated).")
+@click.option("--no-store", is_flag=True, help="Don't store counterexamples.")
 @_guard
 def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str, ...], depth: int | None,
           timeout: float, seed: int, examples: int | None, jobs: int, json_out: str | None,
-          junit_out: str | None, variant: str | None) -> int:
+          junit_out: str | None, variant: str | None, store_dir: str, no_store: bool) -> int:
     """Check every property with every checker on the built-in configurations.
 
     Exit 0: every property proved or holds; 1: a property is violated; 3: inconclusive
@@ -160,6 +163,15 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
                        f"(CR {', '.join(BY_ID[comb.property].rules)}), trace of {len(v.trace)}:")
             for a in v.trace:
                 click.echo(f"    {descr[v.config](a)}")
+    if not no_store:
+        from mtgcheck.replay import from_verdict
+        from mtgcheck.store import store
+
+        positions = {conf.name: conf.position for conf in confs}
+        for v in verdicts:
+            if v.status == "violated" and v.trace:
+                path, new = store(store_dir, from_verdict(v, positions[v.config], seed=seed, variant=variant))
+                click.echo(f"    {'stored' if new else 'already stored'}: {path}")
     code = cr.exit_code(combined)
     counts = {s: sum(1 for c in combined if c.status == s) for s in ("proved", "holds", "violated", "unknown", "vacuous")}
     click.echo(", ".join(f"{n} {s}" for s, n in counts.items()) + f"; {wall:.1f} s; seed {seed}")
@@ -187,6 +199,39 @@ def properties() -> None:
 
     for p in PROPERTIES:
         click.echo(f"{p.id}  [CR {', '.join(p.rules)}]  {p.statement}")
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True))
+@_guard
+def replay(paths: tuple[str, ...]) -> int:
+    """Replay stored counterexamples (default: everything under counterexamples/).
+
+    On its target rule set each must still violate its property; on the reference model it
+    must violate nothing.  Exit 1 if the reference model violates a property.
+    """
+    from pathlib import Path
+
+    from mtgcheck.replay import load as load_cx, replay as run_replay, rules_of
+    from mtgcheck.store import stored
+
+    files: list[Path] = []
+    for p in paths or ("counterexamples",):
+        files += stored(p) if Path(p).is_dir() else [Path(p)]
+    bad = 0
+    for f in files:
+        cx = load_cx(f)
+        variant, disabled = rules_of(cx.target)
+        on_target = run_replay(cx, variant=variant, disabled=disabled)
+        on_ref = run_replay(cx, variant=None, disabled=frozenset())
+        ref_ok = not on_ref.violated
+        bad += 0 if ref_ok else 1
+        target = "reproduces" if on_target.reproduces else "does NOT reproduce"
+        ref = ("clean" + (f" (refuses action #{on_ref.refused_at})" if on_ref.refused_at is not None else "")
+               if ref_ok else "VIOLATES " + ", ".join(on_ref.violated))
+        click.echo(f"{f}: {cx.violates} on {cx.target}: {target}; reference: {ref}")
+    click.echo(f"{len(files) - bad} passed, {bad} failed")
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -309,6 +309,9 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
                 from mtgcheck.model.observe import observe
 
                 status[pid].stats["initial_state"] = observe(cfg, start)
+                from mtgcheck.model.setup import position_of_state
+
+                status[pid].stats["initial_position"] = position_of_state(cfg, conf.position, start)
             del lits[pid]
     bmc_secs = time.monotonic() - t0
     proofs: dict[str, tuple[int, list[str]]] = {}

@@ -1,0 +1,142 @@
+"""Counterexample files: make them from a checker's verdict, load them, replay them.
+
+A counterexample (``mtgcheck.counterexample/1``) is a scenario plus what it violates, who
+found it, the rule set it was found on (``target``: ``reference``, ``variant-NAME``, or a
+mutant), and the seed.  Replaying it re-runs its actions on a rule set and re-checks the
+property after every step: on its target the violation must reproduce; on the reference
+model it must not (every stored counterexample is a regression test).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mtgcheck.checkers.result import Verdict
+from mtgcheck.errors import FormatError
+from mtgcheck.model import cards as pool
+from mtgcheck.model.actions import enabled_transition
+from mtgcheck.model.config import VARIANTS
+from mtgcheck.model.setup import Position, build
+from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
+from mtgcheck.scenario_format import Scenario, parse_scenario
+from mtgcheck.scenario_run import position_of, to_action
+from mtgcheck.scenario_write import scenario_from_trace
+from mtgcheck.store import FORMAT, content_hash
+
+FINDERS = ("z3", "graph", "hypothesis", "differential")
+
+
+def target_of(variant: str | None, disabled: frozenset[str] = frozenset()) -> str:
+    if disabled:
+        return "mutant-" + "+".join(sorted(disabled))
+    return f"variant-{variant}" if variant else "reference"
+
+
+def rules_of(target: str) -> tuple[str | None, frozenset[str]]:
+    if target == "reference":
+        return None, frozenset()
+    if target.startswith("variant-"):
+        return target[len("variant-"):], frozenset()
+    if target.startswith("mutant-"):
+        return None, frozenset(target[len("mutant-"):].split("+"))
+    raise ValueError(target)
+
+
+def from_verdict(v: Verdict, position: Position, *, seed: int, variant: str | None = None,
+                 disabled: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """The counterexample document of a violated verdict (not yet stored)."""
+    pos = v.stats.get("initial_position", position)
+    cfg, _ = build(pos, variant=variant, disabled=disabled)
+    prop = BY_ID[v.property]
+    scenario = scenario_from_trace(f"{v.property} violated on {v.config}", prop.rules, pos, cfg, v.trace,
+                                   variant=variant, description=prop.statement)
+    return {"format": FORMAT, "violates": v.property, "found_by": v.checker, "target": target_of(variant, disabled),
+            "seed": seed, "trace_length": len(v.trace), "scenario": scenario}
+
+
+@dataclass
+class Counterexample:
+    path: str
+    violates: str
+    found_by: str
+    target: str
+    seed: int | None
+    scenario: Scenario
+    doc: dict[str, Any]
+
+
+def load(path: str | Path) -> Counterexample:
+    p = str(path)
+    try:
+        raw = Path(p).read_bytes()
+    except OSError as exc:
+        raise FormatError(p, "(file)", "a readable file", exc.strerror) from None
+    if len(raw) > 1 << 20:
+        raise FormatError(p, "(file)", "at most 1 MiB", f"{len(raw)} bytes")
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise FormatError(p, "(json)", "valid JSON", str(exc).splitlines()[0]) from None
+    if not isinstance(doc, dict):
+        raise FormatError(p, "(root)", "a JSON object", type(doc).__name__)
+    if doc.get("format") != FORMAT:
+        raise FormatError(p, "format", repr(FORMAT), doc.get("format"))
+    extra = set(doc) - {"format", "violates", "found_by", "target", "seed", "trace_length", "scenario", "hash"}
+    if extra:
+        raise FormatError(p, sorted(extra)[0], "no such key in a counterexample")
+    if doc.get("violates") not in BY_ID and doc.get("violates") != "divergence":
+        raise FormatError(p, "violates", "a property id or 'divergence'", doc.get("violates"))
+    if doc.get("found_by") not in FINDERS:
+        raise FormatError(p, "found_by", "one of " + ", ".join(FINDERS), doc.get("found_by"))
+    target = doc.get("target")
+    try:
+        variant, _ = rules_of(target) if isinstance(target, str) else (None, None)
+    except ValueError:
+        variant = None
+        target = None
+    if not isinstance(target, str) or (variant is not None and variant not in VARIANTS):
+        raise FormatError(p, "target", "reference, variant-NAME or mutant-IDS", doc.get("target"))
+    seed = doc.get("seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        raise FormatError(p, "seed", "an integer or null", seed)
+    if doc.get("hash") != content_hash(doc):
+        raise FormatError(p, "hash", "the SHA-256 of the content (the file was changed after it was stored)",
+                          doc.get("hash"))
+    sc = parse_scenario(doc.get("scenario"), source=p, known_cards=pool.card_names(),
+                        known_planes=pool.plane_names(), known_variants=tuple(VARIANTS), prefix="scenario.")
+    return Counterexample(p, doc["violates"], doc["found_by"], target, seed, sc, doc)
+
+
+@dataclass
+class Replay:
+    reproduces: bool  # every action legal and some property violated
+    refused_at: int | None  # index of the first action the rule set refused
+    violated: list[str]  # properties violated along the way
+    final: Any
+
+
+def replay(cx: Counterexample, *, variant: str | None, disabled: frozenset[str]) -> Replay:
+    """Run the counterexample's actions under a rule set, checking every property."""
+    cfg, s = build(position_of(cx.scenario.setup), max_x=max([3] + [a.args.get("x", 0) for a in cx.scenario.actions]),
+                   variant=variant, disabled=disabled)
+    violated: list[str] = []
+    for p in PROPERTIES:
+        if p.kind == "state" and not p.holds(cfg, s):
+            violated.append(p.id)
+    for spec in cx.scenario.actions:
+        a = to_action(cfg, cx.scenario, spec, s)
+        t = enabled_transition(cfg, s, a)
+        if t is None:
+            return Replay(False, spec.index, violated, s)
+        s2 = t.effect(s)
+        for p in PROPERTIES:
+            if p.id in violated:
+                continue
+            ok = p.holds(cfg, s, t, s2) if p.kind == "transition" else p.holds(cfg, s2)
+            if not ok:
+                violated.append(p.id)
+        s = s2
+    return Replay(cx.violates in violated, None, violated, s)

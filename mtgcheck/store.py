@@ -1,0 +1,70 @@
+"""The counterexample store: ``counterexamples/<target>/<property>-<hash8>.json``.
+
+A counterexample is a scenario (``mtgcheck.scenario/1``) plus ``violates``, ``found_by``,
+``target``, ``seed`` and ``hash`` (format ``mtgcheck.counterexample/1``).  The hash is the
+SHA-256 of the canonical JSON of everything but the hash and the finder's details, so the
+same counterexample found twice (by two checkers, two workers, two runs) is one file.
+
+Writes are atomic and never overwrite: the file is written to a temporary name in the same
+folder and then hard-linked to its final name, which fails if that name exists; so a
+killed writer leaves at most a temporary file (cleaned on the next write) and two writers
+of the same counterexample leave exactly one file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+FORMAT = "mtgcheck.counterexample/1"
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+# Keys that say who found it and how: not part of what the counterexample *is*.
+_NOT_HASHED = ("hash", "found_by", "seed", "found_at")
+
+
+def content_hash(doc: dict[str, Any]) -> str:
+    body = {k: v for k, v in doc.items() if k not in _NOT_HASHED}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def safe_name(text: str) -> str:
+    return _SAFE.sub("-", text).strip("-") or "unnamed"
+
+
+def store(root: str | Path, doc: dict[str, Any]) -> tuple[Path, bool]:
+    """Store a counterexample document; returns its path and whether it was new."""
+    doc = dict(doc)
+    doc["format"] = FORMAT
+    digest = content_hash(doc)
+    doc["hash"] = digest
+    folder = Path(root) / safe_name(str(doc["target"]))
+    folder.mkdir(parents=True, exist_ok=True)
+    final = folder / f"{safe_name(str(doc['violates']))}-{digest[:8]}.json"
+    if final.exists():
+        return final, False
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, indent=2, ensure_ascii=False)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            os.link(tmp, final)  # atomic, and refuses to overwrite
+            new = True
+        except FileExistsError:
+            new = False
+    finally:
+        os.unlink(tmp)
+    return final, new
+
+
+def stored(root: str | Path) -> list[Path]:
+    """Every stored counterexample below ``root`` (temporary files excluded), sorted."""
+    return sorted(p for p in Path(root).rglob("*.json") if not p.name.startswith(".tmp-"))

@@ -1,0 +1,102 @@
+"""The counterexample store (atomic, deduplicated) and replay of every stored counterexample."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mtgcheck.errors import FormatError
+from mtgcheck.replay import load, replay, rules_of
+from mtgcheck.store import content_hash, store, stored
+
+from .conftest import ROOT
+
+STORED = stored(ROOT / "counterexamples")
+
+
+def _doc(seed: int = 0) -> dict:  # type: ignore[type-arg]
+    src = json.loads(STORED[0].read_text())
+    src.pop("hash")
+    src["seed"] = seed
+    return src
+
+
+def test_there_are_stored_counterexamples() -> None:
+    assert STORED
+
+
+@pytest.mark.parametrize("path", STORED, ids=[p.stem for p in STORED])
+def test_stored_counterexample_replays(path: Path) -> None:
+    """On its target it reproduces, identically each time; on the reference it violates nothing."""
+    cx = load(path)
+    variant, disabled = rules_of(cx.target)
+    a = replay(cx, variant=variant, disabled=disabled)
+    b = replay(cx, variant=variant, disabled=disabled)
+    assert a.reproduces and a.final == b.final and a.violated == b.violated
+    ref = replay(cx, variant=None, disabled=frozenset())
+    assert not ref.violated
+
+
+def test_same_counterexample_stored_once(tmp_path: Path) -> None:
+    p1, new1 = store(tmp_path, _doc(seed=1))
+    p2, new2 = store(tmp_path, _doc(seed=2))  # another finder, another seed: the same counterexample
+    assert p1 == p2 and new1 and not new2
+    assert len(stored(tmp_path)) == 1
+
+
+def _writer(args: tuple[str, int]) -> str:
+    root, seed = args
+    return str(store(root, _doc(seed))[0])
+
+
+def test_concurrent_writers_leave_one_file(tmp_path: Path) -> None:
+    with multiprocessing.get_context("spawn").Pool(4) as pool:
+        paths = pool.map(_writer, [(str(tmp_path), i) for i in range(16)])
+    assert len(set(paths)) == 1
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert len(files) == 1 and json.loads(files[0].read_text())["hash"] == content_hash(json.loads(files[0].read_text()))
+
+
+def test_interrupted_writer_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*a: object, **k: object) -> None:
+        raise KeyboardInterrupt  # killed between writing the temporary file and publishing it
+
+    monkeypatch.setattr(os, "link", boom)
+    with pytest.raises(KeyboardInterrupt):
+        store(tmp_path, _doc())
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
+
+
+def test_killed_writer_never_leaves_a_partial_file(tmp_path: Path) -> None:
+    """SIGKILL a writer at random moments: there is either no file or a whole, valid one."""
+    code = ("import json,sys; from mtgcheck.store import store; "
+            "doc=json.loads(sys.stdin.read()); [store(sys.argv[1], dict(doc, seed=i)) for i in range(10**6)]")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdin=subprocess.PIPE, cwd=ROOT)
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps(_doc()).encode())
+    proc.stdin.close()
+    try:
+        proc.wait(timeout=1.5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    for f in stored(tmp_path):
+        load(f)  # whole and valid (hash checked)
+
+
+def test_tampered_file_is_refused(tmp_path: Path) -> None:
+    path, _ = store(tmp_path, _doc())
+    doc = json.loads(path.read_text())
+    doc["scenario"]["setup"]["mana"] = [9, 9]
+    path.write_text(json.dumps(doc))
+    with pytest.raises(FormatError, match="hash"):
+        load(path)
+    r = subprocess.run([sys.executable, "-m", "mtgcheck.cli", "replay", str(path)], capture_output=True, text=True,
+                       cwd=ROOT)
+    assert r.returncode == 2 and "hash" in r.stderr and len(r.stderr.strip().splitlines()) == 1
