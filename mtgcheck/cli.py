@@ -234,5 +234,43 @@ def replay(paths: tuple[str, ...]) -> int:
     return 1 if bad else 0
 
 
+@main.command()
+@click.argument("rules_a")
+@click.argument("rules_b")
+@click.option("--config", "config_name", default=None, metavar="NAME", help="Built-in configuration (default: each in turn).")
+@click.option("--out", type=click.Path(dir_okay=False), help="Write the separating scenario here.")
+@_guard
+def diff(rules_a: str, rules_b: str, config_name: str | None, out: str | None) -> int:
+    """Find the shortest scenario on which two rule sets disagree.
+
+    A rule set is `reference` (the CR as the model reads it), a variant (`116.2k`), or
+    `mutant-ID[+ID...]` (guard conditions switched off).  Prints the scenario, which
+    `mtgcheck scenario` runs as written (under RULES_B).  Exit 0 when one is found, 3 when
+    none is within the configurations' bounds.
+    """
+    import json as _json
+
+    from mtgcheck import check_run as cr
+    from mtgcheck.atomic import write_json
+    from mtgcheck.diff import as_scenario, find, parse_rule_set
+
+    parse_rule_set(rules_a)
+    parse_rule_set(rules_b)
+    confs = cr.configs_named([config_name] if config_name else [])
+    found = [(conf, d) for conf in confs if (d := find(conf, rules_a, rules_b)) is not None]
+    if not found:
+        click.echo(f"no difference between {rules_a} and {rules_b} within the bounds of "
+                   + ", ".join(c.name for c in confs))
+        return 3
+    conf, d = min(found, key=lambda cd: len(cd[1].trace))
+    doc = as_scenario(conf, rules_a, rules_b, d)
+    click.echo(f"{rules_a} and {rules_b} part after {len(d.trace)} common actions on {conf.name}: "
+               f"{doc['description']}", err=True)
+    if out:
+        write_json(out, doc)
+    click.echo(_json.dumps(doc, indent=2))
+    return 0
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
