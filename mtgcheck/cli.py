@@ -272,5 +272,25 @@ def diff(rules_a: str, rules_b: str, config_name: str | None, out: str | None) -
     return 0
 
 
+@main.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--svg", "svg_out", type=click.Path(dir_okay=False), help="Write a picture of the trace (SVG).")
+@click.option("--itf", "itf_out", type=click.Path(dir_okay=False), help="Write the trace as ITF JSON.")
+@_guard
+def show(file: str, svg_out: str | None, itf_out: str | None) -> int:
+    """Narrate a stored counterexample turn by turn, with the CR rule it breaks."""
+    from mtgcheck.atomic import write_json, write_text
+    from mtgcheck.replay import load as load_cx
+    from mtgcheck.show import itf, narrate, svg
+
+    cx = load_cx(file)
+    click.echo(narrate(cx))
+    if svg_out:
+        write_text(svg_out, svg(cx))
+    if itf_out:
+        write_json(itf_out, itf(cx))
+    return 0
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
