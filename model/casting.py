@@ -158,13 +158,18 @@ def cast_effect(cfg: Config, s: State, a: Action) -> State:
     # CR 601.2a: the card moves to the stack (a new object: CR 400.7).
     s = move(cfg, s, [k == j for k in range(cfg.n)], STACK)
     life = card.flashback_life if a.how == FLASHBACK and a.flashback == FB_PRINTED else 0
+    # CR 107.3b: X is 0 when the spell is cast without paying its mana cost (mutant clause
+    # "casting.x-zero-when-free": the chosen X is kept whatever the cost paid).
+    x = a.x if a.how in (NORMAL, FLASHBACK) or not cfg.on("casting.x-zero-when-free") else 0
+    # CR 702.34a: a spell cast with flashback is exiled whenever it leaves the stack (mutant
+    # clause "casting.exile-mark-only-flashback": every card with flashback is marked).
+    fb_mark = a.how == FLASHBACK or (not cfg.on("casting.exile-mark-only-flashback")
+                                     and card.flashback_cost is not None)
     s = s.replace(
         how=put(s.how, j, a.how), cast_from=put(s.cast_from, j, FROM_ZONE[a.how]),
-        # CR 107.3b: X is 0 when the spell is cast without paying its mana cost.
-        x=put(s.x, j, a.x if a.how in (NORMAL, FLASHBACK) else 0),
+        x=put(s.x, j, x),
         kicked=put(s.kicked, j, a.kicker), half=put(s.half, j, a.half),
-        # CR 702.34a: a spell cast with flashback is exiled whenever it leaves the stack.
-        fb_exile=put(s.fb_exile, j, 1 if a.how == FLASHBACK else 0),
+        fb_exile=put(s.fb_exile, j, 1 if fb_mark else 0),
         target=put(s.target, j, a.target), target_oid=put(s.target_oid, j, tgt_oid),
         # CR 601.2h: pay the total cost (mana, and life for Deep Analysis's flashback).
         mana=put(s.mana, p, s.mana[p] - cost), life=put(s.life, p, s.life[p] - life),

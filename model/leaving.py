@@ -30,9 +30,11 @@ def leave_game(cfg: Config, s: State, p: int, leaving: Sequence[Any] = ()) -> St
         s = s.replace(planar_ctrl=If(s.planar_ctrl == p, next_in_game(cfg, staying, p), s.planar_ctrl))
     s = s.replace(in_game=put(s.in_game, p, 0))
     # CR 800.4a: all objects the player owns leave the game (spells they own on the stack
-    # cease to exist); abilities they control on the stack cease to exist.
+    # cease to exist); abilities they control on the stack cease to exist.  Mutant clause
+    # "leaving.owned-cards-kept-outside": the cards are dropped from every zone (zone -1).
+    gone_to = OUTSIDE if cfg.on("leaving.owned-cards-kept-outside") else -1
     s = move(cfg, s, [And(sl.owner == p, s.zone[j] != OUTSIDE) if sl.owner == p else False
-                      for j, sl in enumerate(cfg.slots)], OUTSIDE)
+                      for j, sl in enumerate(cfg.slots)], gone_to)
     A = cfg.ability_slots
     gone = [And(s.ab_kind[k] != AB_NONE, s.ab_ctrl[k] == p) for k in range(A)]
     s = _drop_abilities(cfg, s, gone)

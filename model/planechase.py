@@ -87,8 +87,10 @@ def planeswalk(cfg: Config, s: State, walker: Any, when: Any = True) -> State:
     s = s.replace(
         pl_zone=tuple(If(down[k], PL_DECK, s.pl_zone[k]) for k in range(K)),
         pl_pos=tuple(If(down[k], _FAR + k, s.pl_pos[k]) for k in range(K)),
-        # CR 901.7a: a plane turned face down is a new object and loses its counters.
-        pl_counters=tuple(If(down[k], 0, s.pl_counters[k]) for k in range(K)),
+        # CR 901.7a: a plane turned face down is a new object and loses its counters (mutant
+        # clause "planechase.face-down-loses-counters": it keeps them).
+        pl_counters=tuple(If(down[k], 0, s.pl_counters[k]) for k in range(K))
+        if cfg.on("planechase.face-down-loses-counters") else s.pl_counters,
         pl_oid=tuple(If(down[k], s.next_oid, s.pl_oid[k]) for k in range(K)),
         next_oid=s.next_oid + If(possible, 1, 0),
     )
@@ -124,7 +126,10 @@ def transitions(cfg: Config) -> Iterable[Transition]:
 
 
 def _roll(cfg: Config, s: State, p: int, res: str) -> State:
-    s = s.replace(mana=put(s.mana, p, s.mana[p] - roll_cost(s)), rolls=s.rolls + 1)
+    # CR 116.2i: pay {N} for the N-th extra roll (mutant clause "planechase.roll-cost-rises":
+    # every roll is free).
+    cost = roll_cost(s) if cfg.on("planechase.roll-cost-rises") else 0
+    s = s.replace(mana=put(s.mana, p, s.mana[p] - cost), rolls=s.rolls + 1)
     fu = faceup_index(cfg, s)
     oid = first([fu == k for k in range(len(cfg.planes))], [s.pl_oid[k] for k in range(len(cfg.planes))], 0)
     if res == "chaos":
@@ -146,11 +151,14 @@ def resolve_chaos(cfg: Config, s: State, a: int) -> State:
         name = ps.plane.name
         if name == "Otaria":
             # Otaria: whenever chaos ensues, take an extra turn after this one (CR 500.7).
-            cnt = Count(e != -1 for e in s.extra)
-            full = cnt >= cfg.extra_slots
-            s = s.replace(extra=tuple(If(And(mine, cnt == i), ctrl, s.extra[i]) for i in range(cfg.extra_slots)),
-                          chaos_extra=s.chaos_extra + If(mine, 1, 0),
-                          overflow=If(And(mine, full), 1, s.overflow))
+            # Mutant clause "planechase.one-extra-turn-per-chaos": two extra turns instead.
+            adds = 1 if cfg.on("planechase.one-extra-turn-per-chaos") else 2
+            for _ in range(adds):
+                cnt = Count(e != -1 for e in s.extra)
+                full = cnt >= cfg.extra_slots
+                s = s.replace(extra=tuple(If(And(mine, cnt == i), ctrl, s.extra[i]) for i in range(cfg.extra_slots)),
+                              overflow=If(And(mine, full), 1, s.overflow))
+            s = s.replace(chaos_extra=s.chaos_extra + If(mine, 1, 0))
         elif name == "Test Plane Tally Grounds":
             same = And(mine, s.pl_zone[k] == PL_FACEUP, s.pl_oid[k] == s.ab_target_oid[a])
             s = s.replace(pl_counters=put(s.pl_counters, k, If(same, s.pl_counters[k] + 1, s.pl_counters[k])))

@@ -75,8 +75,9 @@ def next_turn(cfg: Config, s: State) -> State:
     """Begin the next turn (CR 500.7, 800.4k, 901.6, 504.1)."""
     s = cleanup(cfg, s)
     E = cfg.extra_slots
-    # CR 800.4k: a queued extra turn of a player who has left the game doesn't begin.
-    for _ in range(E):
+    # CR 800.4k: a queued extra turn of a player who has left the game doesn't begin (mutant
+    # clause "turns.skip-left-player": it is taken all the same).
+    for _ in range(E if cfg.on("turns.skip-left-player") else 0):
         cnt = Count(e != -1 for e in s.extra)
         top = at(s.extra, If(cnt > 0, cnt - 1, 0))
         drop = And(cnt > 0, at(s.in_game, If(top >= 0, top, 0)) == 0)
@@ -93,8 +94,9 @@ def next_turn(cfg: Config, s: State) -> State:
         turn=s.turn + 1, active=nxt, normal_turn=If(has_extra, s.normal_turn, nxt), step=BEGINNING, rolls=0, passes=0, priority=nxt,
         mana=tuple(If(nxt == p, cfg.mana_per_turn[p], s.mana[p]) for p in range(cfg.players)),
     )
-    if cfg.planechase:
-        # CR 901.6: the planar controller is normally the active player.
+    if cfg.planechase and cfg.on("turns.planar-control-follows-turn"):
+        # CR 901.6: the planar controller is normally the active player (mutant clause
+        # "turns.planar-control-follows-turn": the planar controller stays who it was).
         s = s.replace(planar_ctrl=nxt)
     # CR 504.1: the active player draws a card in the draw step (of the beginning phase).
     return draw(cfg, s, nxt)

@@ -33,6 +33,9 @@ def move(cfg: Config, s: State, moving: Sequence[Any], dest: Sequence[Any] | Any
     cleared: dict[str, list[Any]] = {f: list(getattr(s, f)) for f in (
         "plotted", "how", "cast_from", "x", "kicked", "half", "fb_exile", "plot_on_resolve",
         "target", "target_oid", "granted_fb", "damage", "pump")}
+    if not cfg.on("zones.plotted-ends-on-move"):
+        # CR 400.7 / 702.170d (mutant clause): the moved card keeps its plotted status.
+        del cleared["plotted"]
     rank: Any = 0
     entering_stack = s.stack_size
     for j in range(n):
@@ -41,7 +44,8 @@ def move(cfg: Config, s: State, moving: Sequence[Any], dest: Sequence[Any] | Any
             continue
         d = dests[j]
         zone[j] = If(m, d, zone[j])
-        oid[j] = If(m, s.next_oid + rank, oid[j])  # CR 400.7: a new object
+        # CR 400.7: a new object (mutant clause "zones.fresh-oid": it keeps its old id).
+        oid[j] = If(m, s.next_oid + rank, oid[j]) if cfg.on("zones.fresh-oid") else oid[j]
         lib_pos = (-_FAR + j) if library_end == TOP else (_FAR + j)
         pos[j] = If(m, If(d == LIBRARY, lib_pos, If(d == STACK, _FAR * 2 + entering_stack + rank, 0)), pos[j])
         for f, vals in cleared.items():
@@ -60,15 +64,19 @@ def compact(cfg: Config, s: State) -> State:
     if not symbolic_mode():
         return _compact_concrete(cfg, s)
     n, A = cfg.n, cfg.ability_slots
+    # CR 405.2: stack positions say the order objects were put on the stack (mutant clause
+    # "zones.stack-renumbered": positions are left as they were set, never renumbered).
+    renumber = cfg.on("zones.stack-renumbered")
     pos = list(s.pos)
     for j in range(n):
         in_lib = s.zone[j] == LIBRARY
         on_stack = s.zone[j] == STACK
         ahead_lib = Count(And(s.zone[k] == LIBRARY, Or(s.pos[k] < s.pos[j], And(s.pos[k] == s.pos[j], k < j)))
                           for k in range(n) if k != j and cfg.slots[k].owner == cfg.slots[j].owner)
-        below = _stack_below(cfg, s, s.pos[j], j, is_card=True)
+        below = _stack_below(cfg, s, s.pos[j], j, is_card=True) if renumber else s.pos[j]
         pos[j] = If(in_lib, ahead_lib, If(on_stack, below, 0))
-    ab_pos = [If(s.ab_kind[k] != AB_NONE, _stack_below(cfg, s, s.ab_pos[k], k, is_card=False), 0)
+    ab_pos = [If(s.ab_kind[k] != AB_NONE, _stack_below(cfg, s, s.ab_pos[k], k, is_card=False) if renumber
+                 else s.ab_pos[k], 0)
               for k in range(A)]
     size = Count(z == STACK for z in s.zone) + Count(kd != AB_NONE for kd in s.ab_kind)
     return s.replace(pos=tuple(pos), ab_pos=tuple(ab_pos), stack_size=size)
@@ -93,11 +101,13 @@ def _compact_concrete(cfg: Config, s: State) -> State:
         if s.ab_kind[k] != AB_NONE:
             entries.append((s.ab_pos[k], 1, k, k))
     entries.sort()
-    for rank, (_, kind, idx, _) in enumerate(entries):
+    # CR 405.2 (mutant clause "zones.stack-renumbered", as in :func:`compact`).
+    renumber = cfg.on("zones.stack-renumbered")
+    for rank, (raw, kind, idx, _) in enumerate(entries):
         if kind == 0:
-            pos[idx] = rank
+            pos[idx] = rank if renumber else raw
         else:
-            ab_pos[idx] = rank
+            ab_pos[idx] = rank if renumber else raw
     return s.replace(pos=tuple(pos), ab_pos=tuple(ab_pos), stack_size=len(entries))
 
 

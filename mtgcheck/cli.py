@@ -170,7 +170,9 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
         positions = {conf.name: conf.position for conf in confs}
         for v in verdicts:
             if v.status == "violated" and v.trace:
-                path, new = store(store_dir, from_verdict(v, positions[v.config], seed=seed, variant=variant))
+                from mtgcheck.minimize import minimize
+
+                path, new = store(store_dir, minimize(from_verdict(v, positions[v.config], seed=seed, variant=variant)))
                 click.echo(f"    {'stored' if new else 'already stored'}: {path}")
     code = cr.exit_code(combined)
     counts = {s: sum(1 for c in combined if c.status == s) for s in ("proved", "holds", "violated", "unknown", "vacuous")}

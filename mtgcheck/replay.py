@@ -84,7 +84,8 @@ def load(path: str | Path) -> Counterexample:
         raise FormatError(p, "(root)", "a JSON object", type(doc).__name__)
     if doc.get("format") != FORMAT:
         raise FormatError(p, "format", repr(FORMAT), doc.get("format"))
-    extra = set(doc) - {"format", "violates", "found_by", "target", "seed", "trace_length", "scenario", "hash"}
+    extra = set(doc) - {"format", "violates", "found_by", "target", "seed", "trace_length", "minimized_from",
+                        "scenario", "hash"}
     if extra:
         raise FormatError(p, sorted(extra)[0], "no such key in a counterexample")
     if doc.get("violates") not in BY_ID and doc.get("violates") != "divergence":

@@ -171,7 +171,9 @@ def chaos_one_extra_each(cfg, s, t, s2):  # type: ignore[no-untyped-def]
     from mtgcheck.model.logic import Count
 
     queued = lambda st: Count(e != -1 for e in st.extra)  # noqa: E731
-    return Implies(And(s.turn == s2.turn, s2.chaos_extra == s.chaos_extra + 1), queued(s2) == queued(s) + 1)
+    # A full extra-turn queue is the configuration's bound, flagged as such (overflow), not a rule.
+    return Implies(And(s.turn == s2.turn, s2.chaos_extra == s.chaos_extra + 1, s2.overflow == 0),
+                   queued(s2) == queued(s) + 1)
 
 
 # --- the state's own sanity ----------------------------------------------------------------

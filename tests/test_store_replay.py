@@ -100,3 +100,26 @@ def test_tampered_file_is_refused(tmp_path: Path) -> None:
     r = subprocess.run([sys.executable, "-m", "mtgcheck.cli", "replay", str(path)], capture_output=True, text=True,
                        cwd=ROOT)
     assert r.returncode == 2 and "hash" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_minimized_counterexample_is_smaller_and_still_reproduces() -> None:
+    from mtgcheck.configs import BUILTIN
+    from mtgcheck.checkers import graph
+    from mtgcheck.minimize import minimize
+    from mtgcheck.properties.catalogue import BY_ID
+    from mtgcheck.replay import from_verdict
+
+    plot = next(c for c in BUILTIN if c.name == "plot")
+    v = graph.check(plot, [BY_ID["plot-only-main-phase-empty-stack"]], variant="116.2k")[0][0]
+    doc = from_verdict(v, plot.position, seed=0, variant="116.2k")
+    small = minimize(doc)
+    assert small["minimized_from"] == {"actions": 3, "cards": len(plot.position.cards)}
+    assert len(small["scenario"]["setup"]["cards"]) == 1 and small["trace_length"] == 3
+    from mtgcheck.store import store
+
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        path, _ = store(d, small)
+        cx = load(path)
+        assert replay(cx, variant="116.2k", disabled=frozenset()).reproduces

@@ -341,7 +341,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
 
 
 def _induction(enc: Encoding, props: Sequence[Property], deadline: float,
-               per_query: float = 15.0) -> dict[str, tuple[int, list[str]]]:
+               per_query: float = 8.0) -> dict[str, tuple[int, list[str]]]:
     """Induction (k = 0): from *any* state, one step of the relation keeps the property.
 
     First with no assumption on the state at all (a transition property that the guards
@@ -391,7 +391,7 @@ def _induction(enc: Encoding, props: Sequence[Property], deadline: float,
         sol.push()
         sol.add(well_formed(cfg, un.states[0]))
         sol.add(z3.Not(well_formed(cfg, un.states[1])))
-    sol.set("timeout", max(1, int(min(4 * per_query, deadline - time.monotonic()) * 1000)))
+    sol.set("timeout", max(1, int(min(2.5 * per_query, deadline - time.monotonic()) * 1000)))
     wf_inductive = sol.check(*enables) == z3.unsat
     sol.pop()
     if not (wf_initial and wf_inductive):
