@@ -27,6 +27,8 @@ class Options:
     examples: int | None = None
     variant: str | None = None
     disabled: frozenset[str] = frozenset()
+    strengthen: bool = False
+    export_dir: str | None = None  # graph checker: write each explored graph here (GraphML)
 
 
 def run_unit(checker: str, conf: CheckConfig, prop_ids: Sequence[str], opts: Options) -> list[Verdict]:
@@ -36,7 +38,9 @@ def run_unit(checker: str, conf: CheckConfig, prop_ids: Sequence[str], opts: Opt
     if checker == "graph":
         from mtgcheck.checkers import graph
 
-        out, _ = graph.check(conf, props, timeout=opts.timeout, variant=opts.variant, disabled=opts.disabled)
+        out, ex = graph.check(conf, props, timeout=opts.timeout, variant=opts.variant, disabled=opts.disabled)
+        if opts.export_dir:
+            graph.export(ex, f"{opts.export_dir}/{conf.name}.graphml")
     elif checker == "hypothesis":
         from mtgcheck.checkers import hypo
 
@@ -46,7 +50,8 @@ def run_unit(checker: str, conf: CheckConfig, prop_ids: Sequence[str], opts: Opt
         from mtgcheck.checkers import z3bmc
 
         out = z3bmc.check(conf, props, depth=opts.depth if opts.depth is not None else min(conf.depth, 3),
-                          timeout=opts.timeout, variant=opts.variant, disabled=opts.disabled)
+                          timeout=opts.timeout, variant=opts.variant, disabled=opts.disabled,
+                          strengthen=opts.strengthen)
     else:
         raise ValueError(checker)
     wall = time.monotonic() - t0

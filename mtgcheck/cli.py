@@ -102,10 +102,14 @@ def _interactive() -> bool:
 @click.option("--store", "store_dir", type=click.Path(file_okay=False), default="counterexamples", show_default=True,
               help="Where counterexamples are stored (one file each, deduplicated).")
 @click.option("--no-store", is_flag=True, help="Don't store counterexamples.")
+@click.option("--export-graph", "export_dir", type=click.Path(file_okay=False), default=None,
+              help="Write the graph checker's explored state graphs here (GraphML, one per configuration).")
+@click.option("--strengthen", is_flag=True, help="Z3: look for strengthening invariants (Houdini) for what plain "
+              "induction can't prove; slower.")
 @_guard
 def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str, ...], depth: int | None,
           timeout: float, seed: int, examples: int | None, jobs: int, json_out: str | None,
-          junit_out: str | None, variant: str | None, store_dir: str, no_store: bool) -> int:
+          junit_out: str | None, variant: str | None, store_dir: str, no_store: bool, strengthen: bool, export_dir: str | None) -> int:
     """Check every property with every checker on the built-in configurations.
 
     Exit 0: every property proved or holds; 1: a property is violated; 3: inconclusive
@@ -123,7 +127,8 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
     chosen = list(checkers) or list(cr.CHECKERS)
     prop_ids = cr.properties_named(props)
     confs = cr.configs_named(configs)
-    opts = cr.Options(depth=depth, timeout=timeout, seed=seed, examples=examples, variant=variant)
+    opts = cr.Options(depth=depth, timeout=timeout, seed=seed, examples=examples, variant=variant,
+                      strengthen=strengthen, export_dir=export_dir)
     click.echo(f"mtgcheck check: {len(prop_ids)} properties x {len(chosen)} checkers x {len(confs)} configurations"
                f" (seed {seed}, {jobs} jobs)", err=True)
     t0 = _time.monotonic()

@@ -51,3 +51,15 @@ def test_violation_still_found_on_a_shortest_path() -> None:
     v_sym = graph.check(conf, [prop], variant="116.2k", symmetry=True)[0][0]
     v_raw = graph.check(conf, [prop], variant="116.2k", symmetry=False)[0][0]
     assert v_sym.status == v_raw.status == "violated" and v_sym.depth == v_raw.depth == 3
+
+
+def test_graph_export(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import networkx as nx
+
+    _, ex = graph.check(TWO_BOLTS, [])
+    graph.export(ex, str(tmp_path / "g.graphml"))
+    g = nx.read_graphml(tmp_path / "g.graphml")
+    assert g.number_of_nodes() == len(ex.states) and g.number_of_edges() == ex.graph.number_of_edges()
+    graph.export(ex, str(tmp_path / "g.dot"))
+    text = (tmp_path / "g.dot").read_text()
+    assert text.startswith("digraph") and text.count("->") == ex.graph.number_of_edges()

@@ -140,13 +140,26 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
 
 
 def export(ex: Exploration, path: str) -> None:
-    """Write the explored graph as GraphML (``.graphml``) or DOT (``.dot``)."""
+    """Write the explored graph as GraphML (``.graphml``, via networkx) or DOT (``.dot``)."""
+    from mtgcheck.atomic import write_text
+
+    if path.endswith(".dot"):
+        lines = ["digraph mtgcheck {"]
+        for i, s in enumerate(ex.states):
+            lines.append(f'  {i} [label="{i}: turn {s.turn} step {s.step} stack {s.stack_size}"];')
+        for i, j, data in ex.graph.edges(data=True):
+            a = data["action"]
+            lines.append(f'  {i} -> {j} [label="{a.verb} p{a.player}{"" if a.card < 0 else f" c{a.card}"}"];')
+        lines.append("}")
+        write_text(path, "\n".join(lines) + "\n")
+        return
     g = nx.DiGraph()
+    for i, s in enumerate(ex.states):
+        g.add_node(i, turn=s.turn, step=s.step, stack=s.stack_size)
     for i, j, data in ex.graph.edges(data=True):
         g.add_edge(i, j, action=repr(data["action"]), rule=data["rule"])
-    if path.endswith(".dot"):
-        from networkx.drawing.nx_pydot import write_dot  # needs pydot
+    import io
 
-        write_dot(g, path)
-    else:
-        nx.write_graphml(g, path)
+    buf = io.BytesIO()
+    nx.write_graphml(g, buf)
+    write_text(path, buf.getvalue().decode("utf-8"))

@@ -240,7 +240,7 @@ def _replays(enc: Encoding, p: Property, trace: Sequence[Action], start: State) 
 
 def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = None, timeout: float = 60.0,
           variant: str | None = None, disabled: frozenset[str] = frozenset(),
-          induction: bool = True, symbolic_init: bool = True) -> list[Verdict]:
+          induction: bool = True, symbolic_init: bool = True, strengthen: bool = False) -> list[Verdict]:
     """BMC to ``depth`` and k-induction for every property; one verdict each."""
     cfg, s0 = build(conf.position, variant=variant, disabled=disabled)
     enc = Encoding.build(cfg, s0)
@@ -316,7 +316,9 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
     bmc_secs = time.monotonic() - t0
     proofs: dict[str, tuple[int, list[str]]] = {}
     if induction:
-        proofs = _induction(enc, [p for p in props if p.id not in status], deadline)
+        proofs = _induction(enc, [p for p in props if p.id not in status], deadline,
+                            init_of=(lambda st: initial_placements(cfg, s0, st)) if symbolic_init else None,
+                            strengthen=strengthen)
     out = []
     for p in props:
         if p.id in status:
@@ -340,17 +342,48 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
     return out
 
 
-def _induction(enc: Encoding, props: Sequence[Property], deadline: float,
-               per_query: float = 8.0) -> dict[str, tuple[int, list[str]]]:
+def lemmas(cfg: Config) -> list[tuple[str, Any]]:
+    """Candidate strengthening invariants (state predicates), besides the state properties.
+
+    None is trusted: each must hold in every initial state and survive the Houdini
+    fixpoint in :func:`_induction` before any proof may assume it."""
+    from mtgcheck.model.logic import Count
+    from mtgcheck.model.state import AB_NONE, EXILE, STACK
+
+    n, K, A = cfg.n, len(cfg.planes), cfg.ability_slots
+    return [
+        ("lemma:oids-below-next", lambda s: And(*[s.oid[j] < s.next_oid for j in range(n)],
+                                                *[s.pl_oid[k] < s.next_oid for k in range(K)])),
+        ("lemma:plotted-not-in-future", lambda s: And(*[s.plotted[j] <= s.turn for j in range(n)])),
+        ("lemma:plotted-only-exiled", lambda s: And(*[Implies(s.plotted[j] != 0, s.zone[j] == EXILE)
+                                                      for j in range(n)])),
+        ("lemma:stack-size", lambda s: s.stack_size == Count(s.zone[j] == STACK for j in range(n))
+         + Count(s.ab_kind[a] != AB_NONE for a in range(A))),
+        ("lemma:off-stack-unmarked", lambda s: And(*[Implies(s.zone[j] != STACK, And(s.fb_exile[j] == 0, s.how[j] == 0))
+                                                     for j in range(n)])),
+        ("lemma:fb-mark-boolean", lambda s: And(*[Or(s.fb_exile[j] == 0, s.fb_exile[j] == 1) for j in range(n)])),
+        ("lemma:in-game-boolean", lambda s: And(*[Or(s.in_game[p] == 0, s.in_game[p] == 1) for p in range(cfg.players)])),
+        ("lemma:active-is-player", lambda s: And(s.active >= 0, s.active < cfg.players)),
+    ]
+
+
+def _induction(enc: Encoding, props: Sequence[Property], deadline: float, init_of: Any = None,
+               per_query: float = 8.0, strengthen: bool = False) -> dict[str, tuple[int, list[str]]]:
     """Induction (k = 0): from *any* state, one step of the relation keeps the property.
 
-    First with no assumption on the state at all (a transition property that the guards
-    imply is proved this way); then, for what remains, assuming the well-formedness
-    invariant and the property itself in the pre-state.  That invariant is used only once
-    it is itself proved: it holds in the initial state and is inductive.  Each query has its
-    own time limit; a query that runs out proves nothing.  Returns k and the unsat core: the
-    guard conditions (with their CR rules) the proof rests on.
+    First with no assumption on the pre-state (a transition property that the guards imply
+    is proved this way).  For what remains, strengthening invariants are found Houdini-style:
+    the candidates (every state property of the catalogue, and :func:`lemmas`) that hold in
+    all initial states are assumed together, those that one step can break are dropped, until
+    the rest is inductive as a whole; only then are they assumed (with the property itself,
+    for a state property) in the pre-state.  Strengthening is opt-in (``strengthen``;
+    ``mtgcheck check --strengthen``): on the built-in configurations it costs more than the
+    default time budget allows.  Each query has its own time limit; one that runs
+    out proves nothing.  Returns k and the proof's unsat core (the guard conditions, with
+    their CR rules, it rests on), plus the invariants it was strengthened with.
     """
+    from mtgcheck.properties.catalogue import PROPERTIES
+
     cfg = enc.cfg
     enables = list(enc.en.values())
     proved: dict[str, tuple[int, list[str]]] = {}
@@ -358,22 +391,23 @@ def _induction(enc: Encoding, props: Sequence[Property], deadline: float,
     un = Unroller(enc, sol, "i")
     un.extend()
 
-    def limit() -> int:
-        return max(1, int(min(per_query, deadline - time.monotonic()) * 1000))
+    def limit(scale: float = 1.0) -> int:
+        return max(1, int(min(per_query * scale, deadline - time.monotonic()) * 1000))
 
-    def attempt(p: Property, assume_wf: bool) -> bool:
+    def core() -> list[str]:
+        return sorted({f"CR {enc.en_cr[str(lit)[3:]]} ({str(lit)[3:]})" for lit in sol.unsat_core()})
+
+    def attempt(p: Property, assumed: list[Any], names: list[str]) -> bool:
         sol.push()
-        if assume_wf:
-            with symbolic():
-                sol.add(well_formed(cfg, un.states[0]))
+        for a in assumed:
+            sol.add(a)
         if p.kind == "state":
             sol.add(enc.state_term(p, un.states[0]))
         sol.add(un.violation(p, 0))
         sol.set("timeout", limit())
         res = sol.check(*enables)
         if res == z3.unsat:
-            core = sorted({f"CR {enc.en_cr[str(lit)[3:]]} ({str(lit)[3:]})" for lit in sol.unsat_core()})
-            proved[p.id] = (0, core)
+            proved[p.id] = (0, core() + ([f"strengthened by {', '.join(names)}"] if names else []))
         sol.pop()
         return res == z3.unsat
 
@@ -381,23 +415,51 @@ def _induction(enc: Encoding, props: Sequence[Property], deadline: float,
     for p in props:
         if time.monotonic() >= deadline:
             return proved
-        if not attempt(p, assume_wf=False):
+        if not attempt(p, [], []):
             rest.append(p)
-    if not rest or time.monotonic() >= deadline:
+    if not rest or not strengthen or time.monotonic() >= deadline:
         return proved
-    # The strengthening invariant is itself checked: it holds initially and is inductive.
+    # Candidates: state properties and lemmas, as predicates over one state.
     with symbolic():
-        wf_initial = bool(well_formed(cfg, enc.init))
-        sol.push()
-        sol.add(well_formed(cfg, un.states[0]))
-        sol.add(z3.Not(well_formed(cfg, un.states[1])))
-    sol.set("timeout", max(1, int(min(2.5 * per_query, deadline - time.monotonic()) * 1000)))
-    wf_inductive = sol.check(*enables) == z3.unsat
-    sol.pop()
-    if not (wf_initial and wf_inductive):
+        cands: dict[str, Any] = {p.id: (lambda s, p=p: p.pred(cfg, s)) for p in PROPERTIES if p.kind == "state"}
+        cands.update(dict(lemmas(cfg)))
+        # 1. They must hold in every initial state.
+        init_sol = z3.Solver()
+        s_init = symbolic_state(cfg, "h0")
+        init_sol.add(init_of(s_init) if init_of is not None else equal_states(s_init, enc.init))
+        alive = []
+        for name, pred in cands.items():
+            term = pred(s_init)
+            if isinstance(term, bool):
+                if term:
+                    alive.append(name)
+                continue
+            init_sol.set("timeout", limit())
+            if init_sol.check(z3.Not(term)) == z3.unsat:
+                alive.append(name)
+        pre = {name: cands[name](un.states[0]) for name in alive}
+        post = {name: cands[name](un.states[1]) for name in alive}
+    # 2. Houdini: drop what one step can break, assuming all the others, to a fixpoint.
+    changed = True
+    while changed and alive and time.monotonic() < deadline:
+        changed = False
+        for name in list(alive):
+            sol.push()
+            for other in alive:
+                sol.add(pre[other] if not isinstance(pre[other], bool) else z3.BoolVal(pre[other]))
+            term = post[name]
+            sol.add(z3.Not(term) if not isinstance(term, bool) else z3.BoolVal(not term))
+            sol.set("timeout", limit())
+            res = sol.check(*enables)
+            sol.pop()
+            if res != z3.unsat:
+                alive.remove(name)
+                changed = True
+    if time.monotonic() >= deadline:
         return proved
+    assumed = [pre[n] if not isinstance(pre[n], bool) else z3.BoolVal(pre[n]) for n in alive]
     for p in rest:
         if time.monotonic() >= deadline:
             break
-        attempt(p, assume_wf=True)
+        attempt(p, assumed, alive)
     return proved
