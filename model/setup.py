@@ -48,6 +48,13 @@ class Position:
     left: tuple[int, ...] = ()
     extra_turns: tuple[int, ...] = ()  # next one first
 
+    def card(self, card_id: str) -> CardPlacement:
+        """The card slot with this id (ids are unique: the scenario loader checks it)."""
+        for spec in self.cards:
+            if spec.id == card_id:
+                return spec
+        raise KeyError(card_id)
+
 
 def build(pos: Position, *, max_x: int = 3, variant: str | None = None,
           disabled: frozenset[str] = frozenset(), ability_slots: int = 4, extra_slots: int = 4) -> tuple[Config, State]:

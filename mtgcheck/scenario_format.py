@@ -42,6 +42,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import STRONG_MATCHES, WEAK_MATCHES, ValidationError, best_match
 
+from mtgcheck.model.setup import CardPlacement, PlanarSetup, Position
 from mtgcheck.errors import FormatError, UnknownCardError
 
 __all__ = [
@@ -119,56 +120,11 @@ _TYPE_WORDS = {
 # Records
 
 
-@dataclass(frozen=True, slots=True)
-class CardSpec:
-    """One card slot of the setup: a card of the pool, its owner, and where it starts."""
-
-    id: str
-    card: str
-    owner: int
-    zone: str
-    #: The turn it became plotted (CR 702.170d counts from it); only for a card in exile.
-    plotted_turn: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class PlanechaseSpec:
-    """The Planechase part of the setup (CR 901): planar decks, face-up plane, controller."""
-
-    #: Face-down planar decks, top card first: one per player, or one if ``communal``.
-    decks: tuple[tuple[str, ...], ...]
-    plane_name: str
-    plane_owner: int
-    plane_counters: int
-    #: The planar controller (CR 901.6).
-    controller: int
-    #: One communal planar deck (CR 901.15) instead of one deck per player.
-    communal: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Setup:
-    """The starting position, with every default filled in."""
-
-    players: int
-    turn: int
-    active: int
-    step: str
-    life: tuple[int, ...]
-    mana: tuple[int, ...]
-    cards: tuple[CardSpec, ...]
-    planechase: PlanechaseSpec | None
-    #: Players who already left the game.
-    left: tuple[int, ...] = ()
-    #: The queue of extra turns (CR 500.7), the next one first: whose turn each is.
-    extra_turns: tuple[int, ...] = ()
-
-    def card(self, card_id: str) -> CardSpec:
-        """The card slot with this id (ids are unique: the loader checked it)."""
-        for spec in self.cards:
-            if spec.id == card_id:
-                return spec
-        raise KeyError(card_id)
+# The setup records are the model's own (one definition of a position): a scenario's setup
+# *is* a position.
+CardSpec = CardPlacement
+PlanechaseSpec = PlanarSetup
+Setup = Position
 
 
 @dataclass(frozen=True, slots=True)
@@ -825,7 +781,7 @@ def _build(doc: dict[str, Any], path: str) -> Scenario:
     pc = setup.get("planechase")
     planechase = None if pc is None else PlanechaseSpec(
         decks=tuple(tuple(deck) for deck in pc["decks"]),
-        plane_name=pc["plane"]["name"],
+        plane=pc["plane"]["name"],
         plane_owner=pc["plane"]["owner"],
         plane_counters=pc["plane"]["counters"],
         controller=pc["controller"],

@@ -14,7 +14,7 @@ from mtgcheck.model import cards as pool
 from mtgcheck.model.actions import Action, Refusal, catalogue, enabled_transition, why_illegal
 from mtgcheck.model.config import VARIANTS, Config
 from mtgcheck.model.observe import observe
-from mtgcheck.model.setup import CardPlacement, PlanarSetup, Position, build
+from mtgcheck.model.setup import Position, build
 from mtgcheck.model.state import FB_MANA_COST, FB_PRINTED, HALVES, HOWS, State
 from mtgcheck.model.targets import FACE_TARGETS
 from mtgcheck.scenario_format import ActionSpec, Scenario, Setup, load_scenario
@@ -59,14 +59,8 @@ def load(path: str) -> Scenario:
 
 
 def position_of(setup: Setup) -> Position:
-    pc = setup.planechase
-    return Position(
-        players=setup.players, turn=setup.turn, active=setup.active, step=setup.step,
-        life=tuple(setup.life), mana=tuple(setup.mana),
-        cards=tuple(CardPlacement(c.id, c.card, c.owner, c.zone, c.plotted_turn) for c in setup.cards),
-        planechase=None if pc is None else PlanarSetup(pc.decks, pc.plane_name, pc.plane_owner, pc.plane_counters,
-                                                       pc.controller, pc.communal),
-        left=tuple(setup.left), extra_turns=tuple(setup.extra_turns))
+    """A scenario's setup is a model position (one record type for both)."""
+    return setup
 
 
 def start(sc: Scenario, disabled: frozenset[str] = frozenset()) -> tuple[Config, State]:

@@ -187,7 +187,7 @@ def test_every_key_and_every_verb_argument_loads(tmp_path: Path) -> None:
     assert s.variant == "116.2k" and s.description == "all keys"
     assert s.setup.left == (2,) and s.setup.extra_turns == (1, 0, 1)
     assert s.setup.planechase == PlanechaseSpec(
-        decks=(("Test Plane A", "Test Plane B"),), plane_name="Otaria", plane_owner=1,
+        decks=(("Test Plane A", "Test Plane B"),), plane="Otaria", plane_owner=1,
         plane_counters=2, controller=1, communal=True)
     assert s.setup.cards[3].plotted_turn == 4
     assert [a.verb for a in s.actions] == ["pass", "plot", "cast", "cast", "cast", "cast",
