@@ -29,6 +29,7 @@ class Options:
     disabled: frozenset[str] = frozenset()
     strengthen: bool = False
     export_dir: str | None = None  # graph checker: write each explored graph here (GraphML)
+    induction: bool = True
 
 
 def run_unit(checker: str, conf: CheckConfig, prop_ids: Sequence[str], opts: Options) -> list[Verdict]:
@@ -51,7 +52,7 @@ def run_unit(checker: str, conf: CheckConfig, prop_ids: Sequence[str], opts: Opt
 
         out = z3bmc.check(conf, props, depth=opts.depth if opts.depth is not None else min(conf.depth, 3),
                           timeout=opts.timeout, variant=opts.variant, disabled=opts.disabled,
-                          strengthen=opts.strengthen)
+                          strengthen=opts.strengthen, induction=opts.induction)
     else:
         raise ValueError(checker)
     wall = time.monotonic() - t0

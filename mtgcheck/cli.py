@@ -299,5 +299,76 @@ def show(file: str, svg_out: str | None, itf_out: str | None) -> int:
     return 0
 
 
+@main.command()
+@click.option("--checker", "checkers", multiple=True, type=click.Choice(["z3", "graph", "hypothesis"]),
+              help="Run only this checker (repeatable). Default: all three.")
+@click.option("--mutant", "mutant_ids", multiple=True, metavar="ID", help="Only this mutant (repeatable).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the Hypothesis checker.")
+@click.option("--timeout", type=click.FloatRange(1, 86400), default=120.0, show_default=True,
+              help="Seconds for one checker on one mutant.")
+@click.option("--jobs", "-j", type=click.IntRange(1, 256), default=2, show_default=True)
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the kill matrix as JSON here.")
+@click.option("--junit", "junit_out", type=click.Path(dir_okay=False), help="Write JUnit XML here (mutant::ID).")
+@_guard
+def mutants(checkers: tuple[str, ...], mutant_ids: tuple[str, ...], seed: int, timeout: float, jobs: int,
+            json_out: str | None, junit_out: str | None) -> int:
+    """Run every checker on every mutant and print the kill matrix.
+
+    Exit 0 only when every mutant is killed by at least one checker.
+    """
+    from mtgcheck.atomic import write_json, write_text
+    from mtgcheck.errors import UsageError
+    from mtgcheck.junit import junit_xml
+    from mtgcheck.model.mutants import BY_ID as MUT, MUTANTS
+    from mtgcheck.mutants_run import median_time_to_kill, run_all
+
+    for i in mutant_ids:
+        if i not in MUT:
+            raise UsageError(f"--mutant: no mutant {i!r}")
+    chosen = [MUT[i] for i in mutant_ids] or list(MUTANTS)
+    cks = list(checkers) or ["z3", "graph", "hypothesis"]
+    click.echo(f"mtgcheck mutants: {len(chosen)} mutants x {len(cks)} checkers (seed {seed})", err=True)
+    kills = run_all(cks, chosen, seed=seed, timeout=timeout, jobs=jobs)
+    cell = {(k.mutant, k.checker): k for k in kills}
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="kill matrix")
+    table.add_column("mutant")
+    table.add_column("CR")
+    for c in cks:
+        table.add_column(c)
+    survivors = []
+    for m in chosen:
+        row = [m.id, m.cr]
+        for c in cks:
+            k = cell[(m.id, c)]
+            row.append(f"killed ({k.trace_length})" if k.killed else "survived")
+        if not any(cell[(m.id, c)].killed for c in cks):
+            survivors.append(m.id)
+        table.add_row(*row)
+    Console(width=200 if not sys.stdout.isatty() else None).print(table)
+    score = (len(chosen) - len(survivors)) / len(chosen)
+    for c in cks:
+        med = median_time_to_kill(kills, c)
+        n = sum(1 for k in kills if k.checker == c and k.killed)
+        click.echo(f"{c}: kills {n}/{len(chosen)}" + (f", median time to kill {med:.1f} s" if med is not None else ""))
+    click.echo(f"mutation score {score:.0%} ({len(chosen) - len(survivors)}/{len(chosen)})"
+               + (f"; survivors: {', '.join(survivors)}" if survivors else ""))
+    if json_out:
+        write_json(json_out, {"format": "mtgcheck.mutants-report/1", "seed": seed, "score": score,
+                              "kills": [k.__dict__ for k in kills]})
+    if junit_out:
+        cases = []
+        for m in chosen:
+            killers = [cell[(m.id, c)] for c in cks if cell[(m.id, c)].killed]
+            status = "holds" if killers else "violated"
+            msg = ("killed by " + ", ".join(f"{k.checker} ({k.trace_length})" for k in killers)) if killers \
+                else f"survived: no checker detects '{m.breaks}' (CR {m.cr})"
+            cases.append((f"mutant::{m.id}", status, sum(cell[(m.id, c)].seconds for c in cks), msg, ""))
+        write_text(junit_out, junit_xml("mtgcheck-mutants", cases))
+    return 0 if not survivors else 1
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

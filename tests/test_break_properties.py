@@ -35,80 +35,8 @@ HARD = 1000  # for breaks that need a longer random walk (a game ends early when
 GRAPH_TIMEOUT = 20.0
 
 
-def _libs(*counts: int) -> tuple[C, ...]:
-    """``counts[p]`` Islands in player p's library (so that the next turn's draw is harmless)."""
-    return tuple(C(f"lib{p}{i}", "Island", p, "library") for p, n in enumerate(counts) for i in range(n))
-
-
-def _conf(name: str, position: Position, max_turn: int, depth: int = 8) -> CheckConfig:
-    return CheckConfig(name, position, max_turn=max_turn, depth=depth, hypothesis_examples=EXAMPLES,
-                       hypothesis_steps=25)
-
-
-# --- small positions ------------------------------------------------------------------------
-
-# Turn 2, player 0's main phase: a plot card in hand, and a card plotted on turn 1 in exile
-# (castable now, so the plotted-cast properties have something to say on the intact rules).
-PLOT = _conf("break-plot", Position(
-    players=2, turn=2, active=0, step="main1", life=(20, 20), mana=(3, 0),
-    cards=(C("shock", "Test Plotted Shock", 0, "hand"),
-           C("fireball", "Test Plotted Fireball", 0, "exile", plotted_turn=1),
-           *_libs(1, 1))), max_turn=2)
-
-# Make Your Own Luck with a land and a nonland card among the top three.
-LUCK = _conf("break-luck", Position(
-    players=2, turn=1, active=0, step="main1", life=(20, 20), mana=(5, 0),
-    cards=(C("luck", "Make Your Own Luck", 0, "hand"),
-           C("forest", "Forest", 0, "library"),
-           C("bolt", "Lightning Bolt", 0, "library"),
-           *_libs(0, 1))), max_turn=1)
-
-# Village Rites (sacrifice a creature as an additional cost) and a creature to sacrifice.
-RITES = _conf("break-rites", Position(
-    players=2, turn=1, active=0, step="main1", life=(20, 20), mana=(1, 0),
-    cards=(C("rites", "Village Rites", 0, "hand"),
-           C("thopter", "Ornithopter", 0, "battlefield"),
-           *_libs(2, 1))), max_turn=1)
-
-# Flashback: an instant and a sorcery in the graveyard, mana for one flashback.
-FLASHBACK = _conf("break-flashback", Position(
-    players=2, turn=1, active=0, step="main1", life=(20, 20), mana=(3, 0),
-    cards=(C("twice", "Think Twice", 0, "graveyard"),
-           C("looting", "Faithless Looting", 0, "graveyard"),
-           *_libs(2, 1))), max_turn=1)
-
-# A card with flashback in hand, cast the normal way.
-HAND_FLASHBACK = _conf("break-hand-flashback", Position(
-    players=2, turn=1, active=0, step="main1", life=(20, 20), mana=(2, 0),
-    cards=(C("twice", "Think Twice", 0, "hand"), *_libs(2, 1))), max_turn=1)
-
-# One Lightning Bolt: the smallest position where a card changes zones and uses the stack.
-BOLT = _conf("break-bolt", Position(
-    players=2, turn=1, active=0, step="main1", life=(20, 20), mana=(1, 0),
-    cards=(C("bolt", "Lightning Bolt", 0, "hand"), *_libs(1, 1))), max_turn=1)
-
-# Planechase, Otaria face up: the planar die and chaos.
-OTARIA = _conf("break-otaria", Position(
-    players=2, turn=1, active=0, step="main1", life=(20, 20), mana=(1, 0),
-    cards=_libs(1, 1),
-    planechase=PlanarSetup(decks=((), ()), plane="Otaria", plane_owner=0, plane_counters=0, controller=0)),
-    max_turn=1)
-
-# Planechase, a plane with a counter face up; player 0's planar deck holds the next plane.
-TALLY = _conf("break-tally", Position(
-    players=2, turn=1, active=0, step="main1", life=(20, 20), mana=(0, 0),
-    cards=_libs(1, 1),
-    planechase=PlanarSetup(decks=(("Test Plane Still Waters",), ()), plane="Test Plane Tally Grounds",
-                           plane_owner=1, plane_counters=1, controller=0)),
-    max_turn=1)
-
-# Three players, player 0's end step, player 1 has an extra turn queued next.
-EXTRA_TURN = _conf("break-extra-turn", Position(
-    players=3, turn=1, active=0, step="end", life=(20, 20, 20), mana=(0, 0, 0),
-    cards=_libs(1, 1, 1),
-    planechase=PlanarSetup(decks=((), (), ()), plane="Test Plane Still Waters", plane_owner=0,
-                           plane_counters=0, controller=0),
-    extra_turns=(1,)), max_turn=2)
+from mtgcheck.configs import (BOLT, EXTRA_TURN, FLASHBACK, HAND_FLASHBACK, LUCK, OTARIA,  # noqa: E402
+                              PLOT, RITES, TALLY)
 
 
 # --- the breaks -----------------------------------------------------------------------------
