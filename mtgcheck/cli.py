@@ -246,8 +246,10 @@ def replay(paths: tuple[str, ...]) -> int:
 @click.argument("rules_b")
 @click.option("--config", "config_name", default=None, metavar="NAME", help="Built-in configuration (default: each in turn).")
 @click.option("--out", type=click.Path(dir_okay=False), help="Write the separating scenario here.")
+@click.option("--checker", type=click.Choice(["graph", "z3"]), default="graph", show_default=True,
+              help="Search the histories explicitly (graph) or symbolically (Z3 BMC, iterative deepening).")
 @_guard
-def diff(rules_a: str, rules_b: str, config_name: str | None, out: str | None) -> int:
+def diff(rules_a: str, rules_b: str, config_name: str | None, out: str | None, checker: str) -> int:
     """Find the shortest scenario on which two rule sets disagree.
 
     A rule set is `reference` (the CR as the model reads it), a variant (`116.2k`), or
@@ -259,12 +261,13 @@ def diff(rules_a: str, rules_b: str, config_name: str | None, out: str | None) -
 
     from mtgcheck import check_run as cr
     from mtgcheck.atomic import write_json
-    from mtgcheck.diff import as_scenario, find, parse_rule_set
+    from mtgcheck.diff import as_scenario, find, find_z3, parse_rule_set
 
     parse_rule_set(rules_a)
     parse_rule_set(rules_b)
     confs = cr.configs_named([config_name] if config_name else [])
-    found = [(conf, d) for conf in confs if (d := find(conf, rules_a, rules_b)) is not None]
+    search = find if checker == "graph" else find_z3
+    found = [(conf, d) for conf in confs if (d := search(conf, rules_a, rules_b)) is not None]
     if not found:
         click.echo(f"no difference between {rules_a} and {rules_b} within the bounds of "
                    + ", ".join(c.name for c in confs))

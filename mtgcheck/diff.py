@@ -15,7 +15,7 @@ from typing import Any
 from mtgcheck.checkers.symmetry import canonical
 from mtgcheck.configs import CheckConfig
 from mtgcheck.errors import UsageError
-from mtgcheck.model.actions import Action, Transition, catalogue, why_illegal
+from mtgcheck.model.actions import Action, Transition, catalogue, step, why_illegal
 from mtgcheck.model.config import VARIANTS
 from mtgcheck.model.setup import build
 from mtgcheck.model.state import State
@@ -92,3 +92,72 @@ def as_scenario(conf: CheckConfig, a: str, b: str, d: Difference) -> dict[str, A
     last["expect"] = "legal" if d.legal_b else "illegal"
     doc["actions"].append(last)
     return doc
+
+
+def find_z3(conf: CheckConfig, a: str, b: str, *, max_depth: int = 6, timeout: float = 300.0) -> Difference | None:
+    """The same search with Z3: BMC over histories legal under both rule sets with the same
+    results, iterative deepening, until some transition is enabled under one rule set only
+    or gives two different successors.  The trace is checked on the interpreter."""
+    import time
+
+    import z3
+
+    from mtgcheck.checkers.z3bmc import Encoding, Unroller, _flat
+    from mtgcheck.model.logic import symbolic
+    from mtgcheck.model.state import equal_states, symbolic_state
+
+    va, da = parse_rule_set(a)
+    vb, db = parse_rule_set(b)
+    cfg_a, s0 = build(conf.position, variant=va, disabled=da)
+    cfg_b, _ = build(conf.position, variant=vb, disabled=db)
+    enc_a, enc_b = Encoding.build(cfg_a, s0), Encoding.build(cfg_b, s0)
+    if enc_a.actions != enc_b.actions:  # pragma: no cover - rule sets share the action catalogue
+        raise UsageError("the two rule sets have different action catalogues")
+    deadline = time.monotonic() + timeout
+    sol = z3.Solver()
+    un = Unroller(enc_a, sol, "d")
+    with symbolic():
+        sol.add(equal_states(un.states[0], s0))
+    enables = list({**enc_a.en, **enc_b.en}.values())
+    fb = _flat(enc_b.a), _flat(enc_b.b)
+
+    def sub_b(term: Any, k: int) -> Any:
+        pairs = list(zip(fb[0], _flat(un.states[k]))) + list(zip(fb[1], _flat(un.states[k + 1])))
+        return z3.substitute(term, *pairs)
+
+    for k in range(max_depth + 1):
+        # State k+1: the candidate successor(s) at the frontier, and the next common state.
+        un.states.append(symbolic_state(cfg_a, f"d{k + 1}"))
+        parts = []
+        for i in range(len(enc_a.rels)):
+            ga, gb = un.sub(enc_a.guards[i], k), sub_b(enc_b.guards[i], k)
+            parts.append(z3.Xor(ga, gb))  # legal under one rule set only
+            parts.append(z3.And(ga, gb, un.sub(enc_a.rels[i], k), z3.Not(sub_b(enc_b.rels[i], k))))  # two results
+        lit = z3.Bool(f"diff:{k}")
+        sol.add(z3.Implies(lit, z3.Or(parts)))
+        sol.set("timeout", max(1, int((deadline - time.monotonic()) * 1000)))
+        res = sol.check(*enables, lit)
+        if res == z3.sat:
+            model = sol.model()
+            trace = un.trace(model, k)
+            idx = next(i for i in range(len(enc_a.rels))
+                       if z3.is_true(model.eval(parts[2 * i], model_completion=True))
+                       or z3.is_true(model.eval(parts[2 * i + 1], model_completion=True)))
+            act = enc_a.actions[idx]
+            la = z3.is_true(model.eval(un.sub(enc_a.guards[idx], k), model_completion=True))
+            lb = z3.is_true(model.eval(sub_b(enc_b.guards[idx], k), model_completion=True))
+            s = s0
+            for x in trace:  # the common history replays on the interpreter (or raises)
+                s = step(cfg_a, s, x)
+            ref = why_illegal(cfg_a if lb else cfg_b, s, act) if la != lb else None
+            why = f"CR {ref.cr}: {ref.why}" if ref else ("" if la != lb else "the same action has different results")
+            return Difference(trace, act, la, lb, why, 0)
+        if res == z3.unknown or time.monotonic() >= deadline:
+            return None
+        # No difference yet: one more common step, legal under both with the same successor.
+        sels = [z3.Bool(f"dsel{k}_{i}") for i in range(len(enc_a.rels))]
+        for i, sel in enumerate(sels):
+            sol.add(z3.Implies(sel, z3.And(un.sub(enc_a.rels[i], k), sub_b(enc_b.rels[i], k))))
+        sol.add(z3.Or(sels))
+        un.sels.append(sels)
+    return None

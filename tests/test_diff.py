@@ -34,3 +34,15 @@ def test_a_rule_set_equals_itself() -> None:
 def test_mutant_is_separated() -> None:
     d = find(COSTS, "reference", "mutant-cost.sacrifice")
     assert d is not None and d.legal_b and not d.legal_a and "118.8" in d.why
+
+
+def test_z3_finds_the_same_shortest_separation() -> None:
+    from mtgcheck.configs import SMALL
+    from mtgcheck.diff import find_z3
+
+    conf = SMALL["break-plot"]
+    g = find(conf, "reference", "116.2k")
+    z = find_z3(conf, "reference", "116.2k")
+    assert g is not None and z is not None
+    assert len(z.trace) == len(g.trace) == 2 and z.action.verb == "plot" and not z.legal_a and z.legal_b
+    assert "702.170a" in z.why

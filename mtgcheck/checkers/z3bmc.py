@@ -139,6 +139,7 @@ class Encoding:
     en: dict[str, Any]  # condition id -> enable literal
     en_cr: dict[str, str]
     build_seconds: float
+    guards: list[Any] = field(default_factory=list)
     _props: dict[str, list[Any]] = field(default_factory=dict)
 
     @classmethod
@@ -148,17 +149,19 @@ class Encoding:
             a, b = symbolic_state(cfg, "a"), symbolic_state(cfg, "b")
             en: dict[str, Any] = {}
             en_cr: dict[str, str] = {}
-            rels, actions, rules = [], [], []
+            rels, actions, rules, guards = [], [], [], []
             for t in catalogue(cfg).transitions:
                 parts = []
                 for c in t.conds:
                     lit = en.setdefault(c.id, z3.Bool(f"en:{c.id}"))
                     en_cr[c.id] = c.cr
                     parts.append(Implies(lit, c.test(a)))
-                rels.append(z3.And(And(*parts), equal_states(b, t.effect(a))))
+                guard = And(*parts)
+                guards.append(z3.BoolVal(guard) if isinstance(guard, bool) else guard)
+                rels.append(z3.And(guard, equal_states(b, t.effect(a))))
                 actions.append(t.action)
                 rules.append(t.rule)
-        return cls(cfg, init, a, b, rels, actions, rules, en, en_cr, time.monotonic() - t0)
+        return cls(cfg, init, a, b, rels, actions, rules, en, en_cr, time.monotonic() - t0, guards=guards)
 
     def prop_terms(self, p: Property) -> list[Any]:
         """Per transition, the property over (a, t, b) (transition kind) or over b (state)."""
