@@ -2,13 +2,14 @@
 
 The checkers already give a shortest trace (BFS, iterative-deepening BMC) or a shrunk one
 (Hypothesis); this pass then removes what the violation does not need, by delta debugging
-over the scenario (actions, then cards, then trailing players), replaying each candidate on
+over the scenario (actions, then cards, then trailing players nothing refers to), replaying each candidate on
 the same rule set and keeping it only if it still violates the same property.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 from mtgcheck.errors import MtgcheckError
@@ -70,7 +71,32 @@ def minimize(doc: dict[str, Any]) -> dict[str, Any]:
         return d
 
     doc = with_cards(_ddmin(doc, list(doc["scenario"]["setup"]["cards"]), with_cards))
+    players_before = doc["scenario"]["setup"]["players"]
+    while doc["scenario"]["setup"]["players"] > 2:
+        candidate = _without_last_player(doc)
+        if candidate is None or not _violates(candidate):
+            break
+        doc = candidate
     after = (len(doc["scenario"]["actions"]), len(doc["scenario"]["setup"]["cards"]))
     doc["trace_length"] = after[0]
-    doc["minimized_from"] = {"actions": before[0], "cards": before[1]}
+    doc["minimized_from"] = {"actions": before[0], "cards": before[1], "players": players_before}
     return doc
+
+
+def _without_last_player(doc: dict[str, Any]) -> dict[str, Any] | None:
+    """The scenario with its last player (and that player's own actions) removed, if no card,
+    target or setup key refers to that player."""
+    d = copy.deepcopy(doc)
+    setup = d["scenario"]["setup"]
+    p = setup["players"] - 1
+    d["scenario"]["actions"] = [a for a in d["scenario"]["actions"] if a["player"] != p]
+    text = json.dumps(d["scenario"]["actions"])
+    if (any(c["owner"] == p for c in setup["cards"]) or setup["active"] == p or p in setup.get("left", [])
+            or p in setup.get("extra_turns", []) or f'"player:{p}"' in text
+            or setup.get("planechase") is not None):
+        return None
+    setup["players"] = p
+    for key in ("life", "mana"):
+        if key in setup:
+            setup[key] = setup[key][:p]
+    return d

@@ -113,7 +113,7 @@ def test_minimized_counterexample_is_smaller_and_still_reproduces() -> None:
     v = graph.check(plot, [BY_ID["plot-only-main-phase-empty-stack"]], variant="116.2k")[0][0]
     doc = from_verdict(v, plot.position, seed=0, variant="116.2k")
     small = minimize(doc)
-    assert small["minimized_from"] == {"actions": 3, "cards": len(plot.position.cards)}
+    assert small["minimized_from"] == {"actions": 3, "cards": len(plot.position.cards), "players": 2}
     assert len(small["scenario"]["setup"]["cards"]) == 1 and small["trace_length"] == 3
     from mtgcheck.store import store
 
@@ -123,3 +123,16 @@ def test_minimized_counterexample_is_smaller_and_still_reproduces() -> None:
         path, _ = store(d, small)
         cx = load(path)
         assert replay(cx, variant="116.2k", disabled=frozenset()).reproduces
+
+
+def test_minimization_drops_a_player_nothing_needs() -> None:
+    from mtgcheck.minimize import minimize
+
+    doc = json.loads(STORED[0].read_text())
+    doc.pop("hash")
+    setup = doc["scenario"]["setup"]
+    setup["players"], setup["life"], setup["mana"] = 3, setup["life"] + [20], setup["mana"] + [0]
+    acts = doc["scenario"]["actions"]
+    acts.insert(2, {"player": 2, "do": "pass", "expect": "legal"})  # three players must all pass
+    small = minimize(doc)
+    assert small["scenario"]["setup"]["players"] == 2 and small["minimized_from"]["players"] == 3
