@@ -19,9 +19,9 @@ from mtgcheck.replay import Counterexample, rules_of
 from mtgcheck.scenario_run import describe, position_of, to_action
 
 
-def walk(cx: Counterexample) -> tuple[list[dict[str, Any]], list[str], int | None, list[int]]:
+def walk(cx: Counterexample) -> tuple[list[dict[str, Any]], list[str], int | None, list[list[str]]]:
     """States observed along the trace, the actions' descriptions, the index of the first
-    state where the property failed (None if it never did), and the legal-action counts."""
+    state where the property failed (None if it never did), and the legal actions before each."""
     variant, disabled = rules_of(cx.target)
     cfg, s = build(position_of(cx.scenario.setup), max_x=max([3] + [a.args.get("x", 0) for a in cx.scenario.actions]),
                    variant=variant, disabled=disabled)
@@ -32,7 +32,7 @@ def walk(cx: Counterexample) -> tuple[list[dict[str, Any]], list[str], int | Non
         broke = 0
     for spec in cx.scenario.actions:
         a = to_action(cfg, cx.scenario, spec, s)
-        counts.append(len(legal_actions(cfg, s)))
+        counts.append([describe(cfg, x) for x in legal_actions(cfg, s)])
         t = enabled_transition(cfg, s, a)
         texts.append(describe(cfg, a) + ("" if t is not None else "  [ILLEGAL under these rules]"))
         if t is None:
@@ -59,7 +59,10 @@ def narrate(cx: Counterexample) -> str:
             lines.append(f"  turn {st['turn']}, {st['step']} (active player {st['active']}):")
             last_turn = (st["turn"], st["step"])
         mark = "  <-- the property breaks here" if broke == i + 1 else ""
-        lines.append(f"    {i + 1}. {text}   ({counts[i]} legal actions){mark}")
+        lines.append(f"    {i + 1}. {text}   ({len(counts[i])} legal actions){mark}")
+        if mark:
+            shown = "; ".join(counts[i][:8]) + ("; ..." if len(counts[i]) > 8 else "")
+            lines.append(f"       legal then: {shown}")
     if broke is None:
         lines.append("  the property holds along this trace under these rules (it does not reproduce)")
     fin = states[-1]

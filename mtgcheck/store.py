@@ -24,7 +24,7 @@ from typing import Any
 FORMAT = "mtgcheck.counterexample/1"
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 # Keys that say who found it and how: not part of what the counterexample *is*.
-_NOT_HASHED = ("hash", "found_by", "seed", "found_at")
+_NOT_HASHED = ("hash", "found_by", "seed", "found_at", "minimized_from", "trace_length")
 
 
 def content_hash(doc: dict[str, Any]) -> str:

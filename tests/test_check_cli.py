@@ -39,10 +39,12 @@ def test_variant_violation_exit_1_with_trace(tmp_path: Path) -> None:
     x = tmp_path / "v.xml"
     r = _cli("check", "--checker", "hypothesis", "--config", "plot", "--variant", "116.2k",
              "--property", "plot-only-main-phase-empty-stack", "--examples", "300", "--seed", "3",
-             "--junit", str(x), "-j", "1")
+             "--junit", str(x), "-j", "1", "--store", str(tmp_path / "cx"))
     assert r.returncode == 1, r.stdout + r.stderr
     assert "VIOLATED hypothesis::plot-only-main-phase-empty-stack" in r.stdout and "plot" in r.stdout
     assert "seed 3" in r.stdout
+    stored = list((tmp_path / "cx").rglob("*.json"))
+    assert len(stored) == 1 and "variant-116.2k" in str(stored[0])
     case = ET.parse(x).getroot().find(".//testcase")
     assert case is not None and case.find("failure") is not None
 
