@@ -82,3 +82,14 @@ def test_failing_expectation_exits_1(tmp_path: Path) -> None:
     assert r.returncode == 1 and "702.170d" in r.stdout
     out = json.loads((tmp_path / "out.json").read_text())
     assert out["reports"][0]["passed"] is False
+
+
+def test_huge_x_is_refused_not_enumerated(tmp_path: Path) -> None:
+    import json
+
+    doc = json.loads((ROOT / "tests" / "scenarios" / "plot-waits-a-turn.json").read_text())
+    doc["actions"][1]["x"] = 10**9
+    p = tmp_path / "x.json"
+    p.write_text(json.dumps(doc))
+    r = _cli("scenario", str(p))
+    assert r.returncode == 2 and "actions[1].x" in r.stderr and "Traceback" not in r.stderr
