@@ -563,11 +563,15 @@ def _translate(error: ValidationError, shown: str, prefix: str) -> list[FormatEr
     if kind == "minItems":
         items = f"item{'' if value == 1 else 's'}"
         return [FormatError(shown, field, f"a list of at least {value} {items}", _got(instance))]
+    if kind == "maxItems":
+        items = f"item{'' if value == 1 else 's'}"
+        got = _Said(f"{len(instance)} items") if isinstance(instance, list) else _got(instance)
+        return [FormatError(shown, field, f"a list of at most {value} {items} (the model's bound)", got)]
     if kind == "uniqueItems" and isinstance(instance, list):
         repeated = next((item for i, item in enumerate(instance) if item in instance[:i]), None)
         return [FormatError(shown, field, "a list without repeated items",
                             _Said(f"{_one_line(repr(repeated))} twice"))]
-    return [FormatError(shown, field, _one_line(error.message), None)]  # pragma: no cover
+    return [FormatError(shown, field, _one_line(error.message)[:200], None)]  # pragma: no cover
 
 
 # ---------------------------------------------------------------------------------------

@@ -93,3 +93,14 @@ def test_huge_x_is_refused_not_enumerated(tmp_path: Path) -> None:
     p.write_text(json.dumps(doc))
     r = _cli("scenario", str(p))
     assert r.returncode == 2 and "actions[1].x" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_too_many_cards_is_one_short_line(tmp_path: Path) -> None:
+    import json
+
+    doc = json.loads((ROOT / "tests" / "scenarios" / "plot-waits-a-turn.json").read_text())
+    doc["setup"]["cards"] += [{"id": f"c{i}", "card": "Lightning Bolt", "owner": 1, "zone": "hand"} for i in range(50)]
+    p = tmp_path / "many.json"
+    p.write_text(json.dumps(doc))
+    r = _cli("scenario", str(p))
+    assert r.returncode == 2 and "setup.cards" in r.stderr and "at most 40" in r.stderr and len(r.stderr) < 300
