@@ -87,7 +87,6 @@ def total_cost(cfg: Config, s: State, a: Action) -> Any:
 def _conds(cfg: Config, a: Action) -> list[Cond]:
     j, p, card = a.card, a.player, cfg.slots[a.card].card
     face = face_of(card.faces, a.half)
-    zone = FROM_ZONE[a.how]
     conds = list(acting(cfg, p))
     if a.how in (NORMAL, FREE):
         conds.append(Cond("cast.from-hand", "601.2a", "the card is not in your hand", lambda s: s.zone[j] == HAND))
@@ -96,7 +95,6 @@ def _conds(cfg: Config, a: Action) -> list[Cond]:
                           lambda s: s.zone[j] == GRAVEYARD))
     else:
         conds.append(Cond("plotted.in-exile", "702.170d", "the card is not in exile", lambda s: s.zone[j] == EXILE))
-    del zone
     if a.how == PLOTTED:
         conds += [
             Cond("plotted.is-plotted", "702.170d", "the card is not plotted", lambda s: s.plotted[j] != 0),

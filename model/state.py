@@ -115,13 +115,17 @@ class State:
 FIELDS = tuple(f.name for f in dataclasses.fields(State))
 
 
+# The fields indexed by card slot: one list, so that every user (sizes, the graph search's
+# symmetry renaming) sees a new card field at once.
+CARD_FIELDS = ("zone", "pos", "oid", "plotted", "how", "cast_from", "x", "kicked", "half", "fb_exile",
+               "plot_on_resolve", "target", "target_oid", "granted_fb", "damage", "pump", "last_cast")
+
+
 def sizes(cfg: Config) -> dict[str, int]:
     """Length of each tuple field for a configuration (scalars are absent)."""
     P, N, A, K, E = cfg.players, cfg.n, cfg.ability_slots, len(cfg.planes), cfg.extra_slots
     out = {f: P for f in ("in_game", "life", "mana", "drew_empty")}
-    out.update({f: N for f in ("zone", "pos", "oid", "plotted", "how", "cast_from", "x", "kicked",
-                                "half", "fb_exile", "plot_on_resolve", "target", "target_oid",
-                                "granted_fb", "damage", "pump", "last_cast")})
+    out.update({f: N for f in CARD_FIELDS})
     out.update({f: A for f in ("ab_kind", "ab_ctrl", "ab_src", "ab_target", "ab_target_oid", "ab_pos")})
     out.update({f: K for f in ("pl_zone", "pl_pos", "pl_counters", "pl_oid")})
     out["extra"] = E

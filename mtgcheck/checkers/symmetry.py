@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from mtgcheck.model.config import Config
-from mtgcheck.model.state import AB_CHAOS, AB_PLANESWALK, State, sizes
+from mtgcheck.model.state import AB_CHAOS, AB_PLANESWALK, CARD_FIELDS, State
 
 @lru_cache(maxsize=64)
 def groups(cfg: Config) -> tuple[tuple[int, ...], ...]:
@@ -23,15 +23,10 @@ def groups(cfg: Config) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(g) for g in by.values() if len(g) > 1)
 
 
-def _card_fields_fixed() -> tuple[str, ...]:
-    return ("zone", "pos", "oid", "plotted", "how", "cast_from", "x", "kicked", "half", "fb_exile",
-            "plot_on_resolve", "target", "target_oid", "granted_fb", "damage", "pump", "last_cast")
-
-
 def rename(cfg: Config, s: State, perm: list[int]) -> State:
     """The state with card slot ``j`` moved to slot ``perm[j]``, references included."""
     P, n = cfg.players, cfg.n
-    fields = _card_fields_fixed()
+    fields = CARD_FIELDS
     vals = {}
     for f in fields:
         old = getattr(s, f)
@@ -62,7 +57,7 @@ def canonical(cfg: Config, s: State) -> State:
     """
     gs = groups(cfg)
     if gs:
-        fields = _card_fields_fixed()
+        fields = CARD_FIELDS
         perm = list(range(cfg.n))
         changed = False
         for g in gs:
