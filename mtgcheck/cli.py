@@ -210,35 +210,75 @@ def properties() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
+@click.option("--engine", "engine_spec", default=None, metavar="SPEC",
+              help="Replay engine divergences on this engine (cmd:COMMAND, python:MODULE:CLASS, phase, model).")
+@click.option("--call-timeout", type=float, default=10.0, show_default=True, help="Seconds per engine call.")
 @_guard
-def replay(paths: tuple[str, ...]) -> int:
+def replay(paths: tuple[str, ...], engine_spec: str | None, call_timeout: float) -> int:
     """Replay stored counterexamples (default: everything under counterexamples/).
 
     On its target rule set each must still violate its property; on the reference model it
-    must violate nothing.  Exit 1 if the reference model violates a property.
+    must violate nothing.  An engine's divergence replays on the reference model as a
+    scenario (the rules' verdicts must hold), and with --engine on that engine (does it
+    still diverge?).  Exit 1 if the reference model violates a property, or an engine
+    still diverges.
     """
     from pathlib import Path
 
-    from mtgcheck.replay import load as load_cx, replay as run_replay, rules_of
+    from mtgcheck.replay import load as load_cx
     from mtgcheck.store import stored
 
     files: list[Path] = []
     for p in paths or ("counterexamples",):
         files += stored(p) if Path(p).is_dir() else [Path(p)]
+    loaded = [load_cx(f) for f in files]  # every file is checked before anything runs
+    driver = None
+    if engine_spec is not None:
+        from mtgcheck.validate import Driver
+
+        driver = Driver(engine_spec, call_timeout=call_timeout)
     bad = 0
-    for f in files:
-        cx = load_cx(f)
-        variant, disabled = rules_of(cx.target)
-        on_target = run_replay(cx, variant=variant, disabled=disabled)
-        on_ref = run_replay(cx, variant=None, disabled=frozenset())
-        ref_ok = not on_ref.violated
-        bad += 0 if ref_ok else 1
-        target = "reproduces" if on_target.reproduces else "does NOT reproduce"
-        ref = ("clean" + (f" (refuses action #{on_ref.refused_at})" if on_ref.refused_at is not None else "")
-               if ref_ok else "VIOLATES " + ", ".join(on_ref.violated))
-        click.echo(f"{f}: {cx.violates} on {cx.target}: {target}; reference: {ref}")
-    click.echo(f"{len(files) - bad} passed, {bad} failed")
+    try:
+        for cx in loaded:
+            ok, line = (_replay_divergence(cx, driver) if cx.violates == "divergence" else _replay_property(cx))
+            bad += 0 if ok else 1
+            click.echo(f"{cx.path}: {line}")
+    finally:
+        if driver is not None:
+            driver.close()
+    click.echo(f"{len(loaded) - bad} passed, {bad} failed")
     return 1 if bad else 0
+
+
+def _replay_property(cx: Any) -> tuple[bool, str]:
+    from mtgcheck.replay import replay as run_replay, rules_of
+
+    variant, disabled = rules_of(cx.target)
+    on_target = run_replay(cx, variant=variant, disabled=disabled)
+    on_ref = run_replay(cx, variant=None, disabled=frozenset())
+    target = "reproduces" if on_target.reproduces else "does NOT reproduce"
+    ref = ("clean" + (f" (refuses action #{on_ref.refused_at})" if on_ref.refused_at is not None else "")
+           if not on_ref.violated else "VIOLATES " + ", ".join(on_ref.violated))
+    return not on_ref.violated, f"{cx.violates} on {cx.target}: {target}; reference: {ref}"
+
+
+def _replay_divergence(cx: Any, driver: Any) -> tuple[bool, str]:
+    """The rules' verdicts recorded in the file must hold on the model; then, with an engine, replay it there."""
+    from mtgcheck.scenario_run import run as run_scenario
+    from mtgcheck.validate import reproduces
+
+    d = cx.doc["divergence"]
+    rules = run_scenario(cx.scenario)
+    line = (f"divergence on {cx.target} ({d['kind']}, {d['field']}, CR {d['rule'] or '-'}): reference "
+            + ("agrees with the recorded verdicts" if rules.passed else "DISAGREES with the recorded verdicts"))
+    if driver is None:
+        return rules.passed, line
+    key = (d["kind"], d["field"].split(".")[0], d["rule"])
+    doc = cx.doc["scenario"]
+    acts = [{k: v for k, v in a.items() if k != "expect"} for a in doc["actions"]]
+    still = reproduces(driver, doc["setup"], acts, key)
+    where = f"{driver.info.name} {driver.info.version}"
+    return rules.passed and not still, line + f"; {where}: " + ("STILL DIVERGES" if still else "no longer diverges")
 
 
 @main.command()
@@ -375,3 +415,59 @@ def mutants(checkers: tuple[str, ...], mutant_ids: tuple[str, ...], seed: int, t
 
 if __name__ == "__main__":  # pragma: no cover
     main()
+
+
+@main.command()
+@click.option("--engine", "engine_spec", required=True, metavar="SPEC",
+              help="cmd:COMMAND (JSON lines), python:MODULE:CLASS, phase, or model[:VARIANT|:mutant-ID].")
+@click.option("--budget", type=click.IntRange(0, 1_000_000), default=200, show_default=True,
+              help="Generated games (besides every scenario and stored counterexample in scope).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the generated games.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the report as JSON here.")
+@click.option("--store", "store_dir", type=click.Path(file_okay=False), default="counterexamples", show_default=True,
+              help="Where divergences are stored (under <engine>-<version>/).")
+@click.option("--no-store", is_flag=True, help="Don't store divergences.")
+@click.option("--scenarios", "scenario_dirs", multiple=True, type=click.Path(exists=True, file_okay=False),
+              help="Folders of scenario files to replay on the engine (default: tests/scenarios if present).")
+@click.option("--call-timeout", type=click.FloatRange(0.1, 3600), default=10.0, show_default=True,
+              help="Seconds an engine may take to answer one call before it counts as hung.")
+@click.option("--max-steps", type=click.IntRange(1, 500), default=30, show_default=True,
+              help="Actions per generated game.")
+@_guard
+def validate(engine_spec: str, budget: int, seed: int, json_out: str | None, store_dir: str, no_store: bool,
+             scenario_dirs: tuple[str, ...], call_timeout: float, max_steps: int) -> int:
+    """Differential testing: drive an engine and the rules through the same actions.
+
+    Every divergence (legality, the list of legal actions, the position after a step, or
+    an engine that crashes, hangs or answers garbage) is minimized, stored as a
+    counterexample and reported with the CR rule at stake.  Exit 0 no divergence, 1
+    divergences, 2 bad input or usage, 3 nothing could be compared.
+    """
+    from pathlib import Path
+
+    from mtgcheck import validate as val
+    from mtgcheck.atomic import write_json
+    from mtgcheck.store import stored
+
+    dirs = [Path(d) for d in scenario_dirs] or [p for p in (Path("tests/scenarios"),) if p.is_dir()]
+    files = [f for d in dirs for f in sorted(d.glob("*.json"))]
+    if Path(store_dir).is_dir():
+        files += stored(store_dir)
+    click.echo(f"validating --engine {engine_spec} (seed {seed}, budget {budget})", err=True)
+    rep = val.run(engine_spec, budget=budget, seed=seed, store_dir=None if no_store else store_dir,
+                  scenario_files=files, call_timeout=call_timeout, max_steps=max_steps,
+                  progress=lambda m: click.echo(m, err=True))
+    for tr, path, new in rep.found:
+        d = tr.divergence
+        assert d is not None
+        click.echo(f"DIVERGENCE {d.kind} [{d.field}]" + (f" CR {d.rule}" if d.rule else "") + f": {d.why}")
+        click.echo(f"  {len(tr.actions)} actions, from {tr.source}"
+                   + (f"; {'stored' if new else 'already stored'}: {path}" if path else ""))
+    click.echo(f"{rep.engine} {rep.version}: {rep.traces} traces ({', '.join(f'{n} {k}' for k, n in rep.sources.items())}), "
+               f"{rep.steps} steps, {rep.refused} positions refused, {rep.restarts} engine restarts, "
+               f"{len(rep.found)} distinct divergences, {rep.seconds:.1f} s (seed {seed})")
+    if json_out:
+        write_json(json_out, rep.to_json())
+    if rep.found:
+        return 1
+    return 0 if rep.traces else 3

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
+from typing import Any, Callable
 
 from mtgcheck.errors import MtgcheckError
 from mtgcheck.model import cards as pool
@@ -33,15 +33,19 @@ def _violates(doc: dict[str, Any]) -> bool:
         return False
 
 
-def _ddmin(doc: dict[str, Any], items: list[Any], rebuild) -> list[Any]:  # type: ignore[no-untyped-def]
-    """Classic ddmin over a list: the smallest sublist (1-minimal) that still violates."""
+def ddmin(items: list[Any], still_fails: Callable[[list[Any]], bool]) -> list[Any]:
+    """Classic ddmin over a list: a 1-minimal sublist on which ``still_fails`` holds.
+
+    Shared by counterexample minimization (replaying on a rule set) and differential
+    testing (replaying on an engine): only the test differs.
+    """
     n = 2
     while len(items) >= 2:
         chunk = max(1, len(items) // n)
         reduced = False
         for start in range(0, len(items), chunk):
             candidate = items[:start] + items[start + chunk:]
-            if _violates(rebuild(candidate)):
+            if still_fails(candidate):
                 items, n, reduced = candidate, max(n - 1, 2), True
                 break
         if not reduced:
@@ -63,14 +67,14 @@ def minimize(doc: dict[str, Any]) -> dict[str, Any]:
         d["scenario"]["actions"] = acts
         return d
 
-    doc = with_actions(_ddmin(doc, list(doc["scenario"]["actions"]), with_actions))
+    doc = with_actions(ddmin(list(doc["scenario"]["actions"]), lambda c: _violates(with_actions(c))))
 
     def with_cards(cs: list[Any]) -> dict[str, Any]:
         d = copy.deepcopy(doc)
         d["scenario"]["setup"]["cards"] = cs
         return d
 
-    doc = with_cards(_ddmin(doc, list(doc["scenario"]["setup"]["cards"]), with_cards))
+    doc = with_cards(ddmin(list(doc["scenario"]["setup"]["cards"]), lambda c: _violates(with_cards(c))))
     players_before = doc["scenario"]["setup"]["players"]
     while doc["scenario"]["setup"]["players"] > 2:
         candidate = _without_last_player(doc)

@@ -85,7 +85,7 @@ def load(path: str | Path) -> Counterexample:
     if doc.get("format") != FORMAT:
         raise FormatError(p, "format", repr(FORMAT), doc.get("format"))
     extra = set(doc) - {"format", "violates", "found_by", "target", "seed", "trace_length", "minimized_from",
-                        "scenario", "hash"}
+                        "scenario", "hash", "divergence"}
     if extra:
         raise FormatError(p, sorted(extra)[0], "no such key in a counterexample")
     if doc.get("violates") not in BY_ID and doc.get("violates") != "divergence":
@@ -93,13 +93,18 @@ def load(path: str | Path) -> Counterexample:
     if doc.get("found_by") not in FINDERS:
         raise FormatError(p, "found_by", "one of " + ", ".join(FINDERS), doc.get("found_by"))
     target = doc.get("target")
-    try:
-        variant, _ = rules_of(target) if isinstance(target, str) else (None, None)
-    except ValueError:
-        variant = None
-        target = None
-    if not isinstance(target, str) or (variant is not None and variant not in VARIANTS):
-        raise FormatError(p, "target", "reference, variant-NAME or mutant-IDS", doc.get("target"))
+    if doc["violates"] == "divergence":
+        _check_divergence(p, doc)
+    else:
+        if "divergence" in doc:
+            raise FormatError(p, "divergence", "no divergence object unless violates is 'divergence'")
+        try:
+            variant, _ = rules_of(target) if isinstance(target, str) else (None, None)
+        except ValueError:
+            variant = None
+            target = None
+        if not isinstance(target, str) or (variant is not None and variant not in VARIANTS):
+            raise FormatError(p, "target", "reference, variant-NAME or mutant-IDS", doc.get("target"))
     seed = doc.get("seed")
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
         raise FormatError(p, "seed", "an integer or null", seed)
@@ -109,6 +114,31 @@ def load(path: str | Path) -> Counterexample:
     sc = parse_scenario(doc.get("scenario"), source=p, known_cards=pool.card_names(),
                         known_planes=pool.plane_names(), known_variants=tuple(VARIANTS), prefix="scenario.")
     return Counterexample(p, doc["violates"], doc["found_by"], target, seed, sc, doc)
+
+
+_DIVERGENCE_KEYS = {"kind": str, "step": int, "field": str, "rule": str, "why": str}
+
+
+def _check_divergence(p: str, doc: dict[str, Any]) -> None:
+    """An engine's divergence: found by differential testing, target ``<engine>-<version>``."""
+    target = doc.get("target")
+    if not isinstance(target, str) or not target or target == "reference" or target.startswith(("variant-", "mutant-")):
+        raise FormatError(p, "target", "an engine's name-version for a divergence", target)
+    if doc.get("found_by") != "differential":
+        raise FormatError(p, "found_by", "'differential' for a divergence", doc.get("found_by"))
+    d = doc.get("divergence")
+    if not isinstance(d, dict):
+        raise FormatError(p, "divergence", "an object (kind, step, field, rule, rules_say, engine_says, why)", d)
+    for key, typ in _DIVERGENCE_KEYS.items():
+        if not isinstance(d.get(key), typ) or isinstance(d.get(key), bool):
+            raise FormatError(p, f"divergence.{key}", f"a{'n integer' if typ is int else ' string'}", d.get(key))
+    from mtgcheck.validate import KINDS
+
+    if d["kind"] not in KINDS:
+        raise FormatError(p, "divergence.kind", "one of " + ", ".join(KINDS), d["kind"])
+    unknown = set(d) - set(_DIVERGENCE_KEYS) - {"rules_say", "engine_says"}
+    if unknown:
+        raise FormatError(p, f"divergence.{sorted(unknown)[0]}", "no such key in a divergence")
 
 
 @dataclass

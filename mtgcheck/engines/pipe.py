@@ -88,7 +88,14 @@ class PipeEngine:
                     self.stderr_tail.append(line.strip()[:200])
 
     def call(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Send one request; return the reply object (``ok`` true) or raise EngineError."""
+        """Send one request; return the reply object (``ok`` true) or raise EngineError.
+
+        A process started afresh (after a fault) is greeted with ``hello`` first, as the
+        protocol says, before the request.
+        """
+        if self.proc is None and request.get("op") != "hello":
+            self._start()
+            self.call({"op": "hello", "protocol": PROTOCOL})
         proc = self._start()
         assert proc.stdin is not None and proc.stdout is not None
         op = request.get("op")
