@@ -413,9 +413,6 @@ def mutants(checkers: tuple[str, ...], mutant_ids: tuple[str, ...], seed: int, t
     return 0 if not survivors else 1
 
 
-if __name__ == "__main__":  # pragma: no cover
-    main()
-
 
 @main.command()
 @click.option("--engine", "engine_spec", required=True, metavar="SPEC",
@@ -471,3 +468,7 @@ def validate(engine_spec: str, budget: int, seed: int, json_out: str | None, sto
     if rep.found:
         return 1
     return 0 if rep.traces else 3
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -51,9 +51,11 @@ def support_of(doc: object) -> Support:
 class PipeEngine:
     """A child process speaking ``mtgcheck.engine/1``; one request, one reply, each with a deadline."""
 
-    def __init__(self, command: str, *, call_timeout: float = 10.0) -> None:
+    def __init__(self, command: str, *, call_timeout: float = 10.0, start_timeout: float = 30.0) -> None:
         self.command = command
         self.call_timeout = call_timeout
+        #: ``hello`` also waits for the program to start (an interpreter, a card database).
+        self.start_timeout = max(start_timeout, call_timeout)
         self.stderr_tail: deque[str] = deque(maxlen=5)
         self.proc: subprocess.Popen[bytes] | None = None
         self._buf = b""
@@ -105,7 +107,7 @@ class PipeEngine:
         except (BrokenPipeError, OSError):
             self._drain_stderr()
             raise self._fail("crash", f"engine exited before {op!r} (exit code {proc.poll()})") from None
-        line = self._read_line(op)
+        line = self._read_line(op, self.start_timeout if op == "hello" else self.call_timeout)
         try:
             reply = json.loads(line)
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
@@ -118,17 +120,17 @@ class PipeEngine:
             raise self._fail("protocol", f"engine error on {op!r}: {str(reply.get('error', '(no message)'))[:200]}")
         return reply
 
-    def _read_line(self, op: object) -> bytes:
+    def _read_line(self, op: object, timeout: float) -> bytes:
         proc = self.proc
         assert proc is not None and proc.stdout is not None and proc.stderr is not None
-        deadline = time.monotonic() + self.call_timeout
+        deadline = time.monotonic() + timeout
         with selectors.DefaultSelector() as sel:
             sel.register(proc.stdout, selectors.EVENT_READ, "out")
             sel.register(proc.stderr, selectors.EVENT_READ, "err")
             while b"\n" not in self._buf:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise self._fail("hang", f"no reply to {op!r} within {self.call_timeout:g} s")
+                    raise self._fail("hang", f"no reply to {op!r} within {timeout:g} s")
                 for key, _ in sel.select(left):
                     if key.data == "err":
                         self._drain_stderr()
