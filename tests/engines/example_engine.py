@@ -121,7 +121,7 @@ class Game:
         for c in self.cards.values():
             d = CARDS[c.name]
             if d.plot is not None:
-                yield {"player": c.owner, "do": "plot", "card": c.id, "from": "hand"}
+                yield {"player": c.owner, "do": "plot", "card": c.id}  # from the hand (the default)
             if d.cost is None:
                 continue
             targets = [[]] if not d.damage else [[f"player:{q}"] for q in range(self.n)] + \
@@ -156,7 +156,7 @@ class Game:
                       (self.mana[p] >= d.cost, "not enough mana (CR 601.2g)")]
         else:  # CR 702.170d: a plotted card, on a later turn, at sorcery speed, for free
             checks = [(c.zone == "exile" and c.plotted > 0, "the card is not a plotted card in exile (CR 702.170d)"),
-                      (c.plotted < self.turn or self.broken, "it became plotted this turn (CR 702.170d)"),
+                      (c.plotted < self.turn or self.broken, "plotted this turn (CR 702.170d)"),
                       *self.timing(p, "CR 702.170d")]
         t = a.get("targets", [None])[0]
         checks.append((t is None or self.targetable(t), "not a legal target (CR 601.2c)"))
@@ -173,7 +173,7 @@ class Game:
     def canonical(self, a: dict[str, Any]) -> str:
         """An action with its defaults filled in and its keys sorted, to compare requests."""
         a = {k: v for k, v in a.items() if (k, v) not in (("x", 0), ("kicker", False), ("targets", []))}
-        if a.get("do") == "plot" and a.get("card") in self.cards:
+        if a.get("do") == "plot" and a.get("card") in self.cards:  # from: where the card is
             a.setdefault("from", "library" if self.cards[a["card"]].zone == "library" else "hand")
         return json.dumps(a, sort_keys=True)
 
@@ -281,6 +281,8 @@ class Game:
 def answer(request: dict[str, Any], state: dict[str, Any], broken: bool) -> dict[str, Any]:
     """The reply to one request; ``state["game"]`` holds the game set up last."""
     op = request.get("op")
+    if op == "hello" and request.get("protocol") != PROTOCOL:
+        return {"ok": False, "error": f"this engine speaks {PROTOCOL} only"}
     if op == "hello":
         return {"ok": True, "name": "example-broken" if broken else "example", "version": "1.0", "supports": SUPPORTS}
     if op == "setup":
@@ -297,7 +299,7 @@ def answer(request: dict[str, Any], state: dict[str, Any], broken: bool) -> dict
     if op == "actions":
         return {"ok": True, "actions": game.actions()}
     if op == "apply":
-        return {"ok": True, **{k: v for k, v in game.apply(request["action"]).items() if v is not None}}
+        return {"ok": True, **game.apply(request["action"])}
     return {"ok": True, "observation": game.observe()}
 
 
@@ -310,11 +312,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     for line in sys.stdin:
         if not line.strip():
             continue
+        request: Any = line.rstrip("\n")
         try:
             request = json.loads(line)
             reply = answer(request, state, args.broken)
         except Exception as exc:  # a bad request or a bug: answer it, the harness reports it
-            request, reply = line.rstrip("\n"), {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+            reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
         print(json.dumps(reply), flush=True)
         if args.log:
             with open(args.log, "a", encoding="utf-8") as log:
