@@ -1,27 +1,23 @@
 #!/usr/bin/env python3
 """An example rules engine speaking mtgcheck's engine protocol, ``mtgcheck.engine/1``.
 
-Any program that reads one JSON request per line on stdin and writes one JSON reply per
-line on stdout can be validated with ``mtgcheck validate --engine "cmd:COMMAND"``
-(docs/engine-protocol.md).  This one is written from that page and the Comprehensive Rules
-alone, and imports nothing from mtgcheck, to show how little an engine needs.  It declares
-a narrow scope in its ``hello`` reply, so the harness only sends positions inside it, and
-refuses (``unsupported``) any other setup:
+It reads one JSON request per line on stdin and writes one JSON reply per line on stdout
+(docs/engine-protocol.md), and imports nothing from mtgcheck: any program can be validated
+with ``mtgcheck validate --engine "cmd:COMMAND"``.  Its ``hello`` declares a narrow scope,
+so the harness only sends positions inside it; any other setup is refused (``unsupported``):
 
 * 2 players; no Planechase, no player who left, no extra turns;
-* Slickshot Show-Off (a creature with plot, whose "+2/+0 whenever you cast a noncreature
-  spell" trigger goes on the stack), Test Plotted Shock (an instant with plot), Lightning
-  Bolt, and the basic lands (they are never cast: they only sit where they are);
-* the verbs pass, plot and cast; casting normally (paying the mana cost) or as a plotted
-  card (without paying it).
+* Slickshot Show-Off (a creature with plot; its trigger on a noncreature spell goes on the
+  stack), Test Plotted Shock (an instant with plot), Lightning Bolt, and the basic lands
+  (never cast, they only sit where they are);
+* the verbs pass, plot and cast; cast normally (paying the mana cost) or plotted (free).
 
-Mana is the protocol's abstract amount: at the start of each of their turns a player gets
-``setup.mana[p]``; a cost is paid by subtracting the card's mana value.
+Mana is the protocol's abstract amount: a player gets ``setup.mana[p]`` at the start of each
+of their turns, and pays a cost by subtracting the card's mana value.
 
-``--broken`` breaks exactly one rule on purpose: a plotted card may be cast on the turn it
-became plotted (CR 702.170d says only on a later turn), so that the harness has something
-to find.  ``--log FILE`` appends each request and its reply to FILE, one JSON object
-(``{"request": ..., "reply": ...}``) per line.
+``--broken`` breaks one rule on purpose: a plotted card may be cast on the turn it became
+plotted (CR 702.170d: only on a later turn).  ``--log FILE`` appends each exchange to FILE
+as one JSON object ``{"request": ..., "reply": ...}`` per line.
 """
 
 from __future__ import annotations
