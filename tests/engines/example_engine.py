@@ -25,8 +25,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator, Optional
+from typing import Any
 
 PROTOCOL = "mtgcheck.engine/1"
 STEPS = ("beginning", "main1", "combat", "main2", "end")
@@ -37,8 +38,8 @@ PUMP = "ability:show-off-pump"
 class CardDef:
     """What the rules read of a card; a card with no ``cost`` is a land and is never cast."""
 
-    cost: Optional[int] = None  # mana value
-    plot: Optional[int] = None  # plot cost
+    cost: int | None = None  # mana value
+    plot: int | None = None  # plot cost
     damage: int = 0  # damage dealt to its one target ("any target"); 0: no target
     creature: bool = False
     toughness: int = 0
@@ -66,7 +67,7 @@ class Card:
     plotted: int = 0  # the turn it became plotted; 0: not plotted
     damage: int = 0
     obj: int = 0
-    target: Optional[str] = None
+    target: str | None = None
     target_obj: int = 0
 
 
@@ -132,7 +133,7 @@ class Game:
                 (self.step in ("main1", "main2"), f"only during your main phase ({rule})"),
                 (not self.stack, f"only while the stack is empty ({rule})")]
 
-    def why_not(self, a: dict[str, Any]) -> Optional[str]:
+    def why_not(self, a: dict[str, Any]) -> str | None:
         """None if the candidate action ``a`` is legal now, else why not."""
         p = a["player"]
         if self.game_over:
@@ -299,7 +300,7 @@ def answer(request: dict[str, Any], state: dict[str, Any], broken: bool) -> dict
     return {"ok": True, "observation": game.observe()}
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--broken", action="store_true", help="allow casting a plotted card the turn it was plotted")
     parser.add_argument("--log", help="append every request and its reply to this file")
@@ -312,12 +313,12 @@ def main(argv: Optional[list[str]] = None) -> int:
         try:
             request = json.loads(line)
             reply = answer(request, state, args.broken)
-        except Exception as exc:  # a bad request or a bug: answer it, the harness reports it
+        except Exception as exc:  # noqa: BLE001 - a bad request or a bug: answer, the harness reports it
             reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
-        print(json.dumps(reply), flush=True)
-        if args.log:
+        if args.log:  # before replying, so that the log is complete once the reply is read
             with open(args.log, "a", encoding="utf-8") as log:
                 log.write(json.dumps({"request": request, "reply": reply}) + "\n")
+        print(json.dumps(reply), flush=True)
         if isinstance(request, dict) and request.get("op") == "quit":
             break
     return 0
