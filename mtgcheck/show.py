@@ -22,7 +22,9 @@ from mtgcheck.scenario_run import describe, position_of, to_action
 def walk(cx: Counterexample) -> tuple[list[dict[str, Any]], list[str], int | None, list[list[str]]]:
     """States observed along the trace, the actions' descriptions, the index of the first
     state where the property failed (None if it never did), and the legal actions before each."""
-    variant, disabled = rules_of(cx.target)
+    div = cx.doc.get("divergence") if cx.violates == "divergence" else None
+    # An engine's divergence is walked under the rules themselves (the engine is not here).
+    variant, disabled = (None, frozenset()) if div is not None else rules_of(cx.target)
     cfg, s = build(position_of(cx.scenario.setup), max_x=max([3] + [a.args.get("x", 0) for a in cx.scenario.actions]),
                    variant=variant, disabled=disabled)
     prop = BY_ID.get(cx.violates)
@@ -30,11 +32,16 @@ def walk(cx: Counterexample) -> tuple[list[dict[str, Any]], list[str], int | Non
     broke: int | None = None
     if prop is not None and prop.kind == "state" and not prop.holds(cfg, s):
         broke = 0
+    if div is not None:
+        broke = div["step"] + 1
     for spec in cx.scenario.actions:
         a = to_action(cfg, cx.scenario, spec, s)
         counts.append([describe(cfg, x) for x in legal_actions(cfg, s)])
         t = enabled_transition(cfg, s, a)
         texts.append(describe(cfg, a) + ("" if t is not None else "  [ILLEGAL under these rules]"))
+        if t is None and div is not None:  # refusals are part of an engine's trace
+            states.append(states[-1])
+            continue
         if t is None:
             break
         s2 = t.effect(s)
@@ -50,7 +57,10 @@ def walk(cx: Counterexample) -> tuple[list[dict[str, Any]], list[str], int | Non
 def narrate(cx: Counterexample) -> str:
     states, texts, broke, counts = walk(cx)
     prop = BY_ID.get(cx.violates)
-    lines = [f"{cx.path}", f"  violates {cx.violates}" + (f" (CR {', '.join(prop.rules)}): {prop.statement}" if prop else ""),
+    div = cx.doc.get("divergence") if cx.violates == "divergence" else None
+    what = (f" (CR {', '.join(prop.rules)}): {prop.statement}" if prop else
+            f" ({div['kind']}{', CR ' + div['rule'] if div['rule'] else ''}): {div['why']}" if div else "")
+    lines = [f"{cx.path}", f"  violates {cx.violates}" + what,
              f"  found by {cx.found_by} on {cx.target}, seed {cx.seed}, {len(texts)} actions"]
     last_turn = None
     for i, text in enumerate(texts):
@@ -58,11 +68,14 @@ def narrate(cx: Counterexample) -> str:
         if (st["turn"], st["step"]) != last_turn:
             lines.append(f"  turn {st['turn']}, {st['step']} (active player {st['active']}):")
             last_turn = (st["turn"], st["step"])
-        mark = "  <-- the property breaks here" if broke == i + 1 else ""
+        mark = (f"  <-- {'the engine parts from the rules' if div else 'the property breaks'} here"
+                if broke == i + 1 else "")
         lines.append(f"    {i + 1}. {text}   ({len(counts[i])} legal actions){mark}")
         if mark:
             shown = "; ".join(counts[i][:8]) + ("; ..." if len(counts[i]) > 8 else "")
             lines.append(f"       legal then: {shown}")
+    if div is not None and broke == 0:
+        lines.append("  the engine parts from the rules at the setup, before any action")
     if broke is None:
         lines.append("  the property holds along this trace under these rules (it does not reproduce)")
     fin = states[-1]

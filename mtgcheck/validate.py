@@ -53,7 +53,7 @@ class Divergence:
     """The first point where the engine and the rules part, with the rule at stake."""
 
     kind: str
-    step: int  # index of the action in the trace (-1: the setup itself)
+    step: int  # index of the last action played when it showed (-1: at the setup, before any action)
     field: str  # "legality", "actions", "zones.show", ... or the fault kind
     rule: str  # the CR rule at stake ("" for engine faults)
     rules_say: Any
@@ -160,8 +160,8 @@ class Driver:
                 if tr.divergence is not None:
                     break
                 legal = [a for a in legal_actions(cfg, s) if in_scope(self.support, a)]
-                if self.support.lists_actions:
-                    tr.divergence = self._compare_lists(se, s, i, legal)
+                if self.support.lists_actions:  # seen after action i - 1 (-1: at the setup)
+                    tr.divergence = self._compare_lists(se, s, i - 1, legal)
                     if tr.divergence is not None:
                         break
                 a = choose(i, cfg, s, legal)

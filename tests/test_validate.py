@@ -193,3 +193,28 @@ def test_fuzzed_hello_replies_end_in_an_engine_error(tmp_path_factory: pytest.Te
         assert exc.kind in ("garbage", "protocol", "crash") and "\n" not in str(exc)
     finally:
         eng.close()
+
+
+EXAMPLE = HERE / "engines" / "example_engine.py"
+
+
+def test_example_engine_end_to_end(tmp_path: Path) -> None:
+    """The protocol end to end: the faithful example engine yields nothing, its broken copy a
+    stored, replayable, narratable counterexample citing CR 702.170d."""
+    faithful = f"cmd:{sys.executable} {EXAMPLE}"
+    broken = faithful + " --broken"
+    r = CliRunner().invoke(main, ["validate", "--engine", faithful, "--budget", "40", "--scenarios", str(SCENARIOS),
+                                  "--store", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    assert stored(tmp_path) == []
+    r = CliRunner().invoke(main, ["validate", "--engine", broken, "--budget", "40", "--scenarios", str(SCENARIOS),
+                                  "--store", str(tmp_path)])
+    assert r.exit_code == 1, r.output
+    files = stored(tmp_path)
+    assert files and all(load_cx(f).doc["divergence"]["rule"] == "702.170d" for f in files)
+    r = CliRunner().invoke(main, ["replay", str(tmp_path), "--engine", broken])
+    assert r.exit_code == 1 and "STILL DIVERGES" in r.output
+    r = CliRunner().invoke(main, ["replay", str(tmp_path), "--engine", faithful])
+    assert r.exit_code == 0 and "no longer diverges" in r.output
+    r = CliRunner().invoke(main, ["show", str(files[0])])
+    assert r.exit_code == 0 and "the engine parts from the rules here" in r.output and "702.170d" in r.output
