@@ -155,9 +155,31 @@ def _with_duplicate_key(obj: dict[str, Any], key: str, second: Any) -> RawJSON:
     return RawJSON(body[:-1] + (", " if obj else "") + extra + "}")
 
 
+@dataclass(frozen=True)
+class _Step:
+    """One mutation: its label, the new document, and the path it changed.
+
+    A later step can undo an earlier one (a retyped parent replaces the NaN put inside
+    it), so whether the document is surely invalid is decided from the steps that survive.
+    """
+
+    label: str
+    doc: Any
+    path: Path
+    surely: bool = False
+    dropped: bool = False  # the key at ``path`` was removed
+    evidence_is_key: bool = False  # an unknown key at ``path``: a new value there keeps it
+
+    def undoes(self, earlier: _Step) -> bool:
+        """Whether this step replaced or removed what ``earlier`` put in the document."""
+        if earlier.path[:len(self.path)] != self.path:
+            return False  # not at or above it
+        return self.dropped or not (earlier.evidence_is_key and earlier.path == self.path)
+
+
 @st.composite
-def _one_mutation(draw: st.DrawFn, doc: Any, closed_objects: bool) -> tuple[str, Any, bool]:
-    """One spoiling step applied to ``doc``: (label, new document, surely invalid)."""
+def _one_mutation(draw: st.DrawFn, doc: Any, closed_objects: bool) -> _Step:
+    """One spoiling step applied to ``doc``."""
     paths = list(json_paths(doc))
     objects = [(p, v) for p, v in paths if isinstance(v, dict)]
     keyed = [(p, v) for p, v in objects if v]
@@ -172,14 +194,17 @@ def _one_mutation(draw: st.DrawFn, doc: Any, closed_objects: bool) -> tuple[str,
         where, obj = draw(st.sampled_from(keyed))
         key = draw(st.sampled_from(sorted(obj)))
         if kind == "drop-key":
-            return kind, _replace(doc, where, lambda o: {k: v for k, v in o.items() if k != key}), False
+            return _Step(kind, _replace(doc, where, lambda o: {k: v for k, v in o.items() if k != key}),
+                         (*where, key), dropped=True)
         second = draw(st.sampled_from((obj[key], *SCALARS_AND_CONTAINERS[:6])))
-        return kind, _replace(doc, where, lambda o: _with_duplicate_key(o, key, second)), True
+        return _Step(kind, _replace(doc, where, lambda o: _with_duplicate_key(o, key, second)), where, surely=True)
     if kind == "unknown-key":
-        where, _ = draw(st.sampled_from(objects))
+        where, obj = draw(st.sampled_from(objects))
         key = draw(st.sampled_from(("zz_unknown", "Format", "a\nb", "", " ", "\u202e", "\ud800", "x" * 300)))
         value = draw(st.sampled_from(SCALARS_AND_CONTAINERS))
-        return kind, _replace(doc, where, lambda o: {**o, key: value} if key not in o else o), closed_objects
+        added = key not in obj
+        return _Step(kind, _replace(doc, where, lambda o: {**o, key: value} if added else o), (*where, key),
+                     surely=closed_objects and added, evidence_is_key=True)
     where, old = draw(st.sampled_from(paths))
     new: Any
     surely = False
@@ -204,7 +229,7 @@ def _one_mutation(draw: st.DrawFn, doc: Any, closed_objects: bool) -> tuple[str,
         new = _nested(draw(st.sampled_from((100, 500, 900, 990))))
     else:  # swap-values: a value from elsewhere in the same document, e.g. a card id as a player
         new = draw(st.sampled_from([v for _, v in paths if not isinstance(v, (dict, list))] or [None]))
-    return kind, _replace(doc, where, lambda _: new), surely
+    return _Step(kind, _replace(doc, where, lambda _: new), where, surely=surely)
 
 
 @st.composite
@@ -216,14 +241,16 @@ def malformed_documents(draw: st.DrawFn, valid_doc: Any, *, max_mutations: int =
     makes the document surely invalid (scenario and counterexample files; not the card pool,
     whose MTGJSON-shaped records carry keys the model does not read).
     """
-    doc, labels, surely = valid_doc, [], False
+    doc, labels = valid_doc, []
+    evidence: list[_Step] = []  # the surely invalid steps not undone by a later one
     for _ in range(draw(st.integers(1, max_mutations))):
         if isinstance(doc, RawJSON):
             break  # the whole document became raw text: nothing left to walk into
-        label, doc, bad = draw(_one_mutation(doc, closed_objects))
-        labels.append(label)
-        surely = surely or bad
-    return Malformed("+".join(labels), doc, surely)
+        step = draw(_one_mutation(doc, closed_objects))
+        doc = step.doc
+        labels.append(step.label)
+        evidence = [old for old in evidence if not step.undoes(old)] + ([step] if step.surely else [])
+    return Malformed("+".join(labels), doc, bool(evidence))
 
 
 @st.composite
