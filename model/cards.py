@@ -15,7 +15,7 @@ from typing import Any
 
 from mtgcheck.errors import FormatError, UnknownCardError
 
-from .mana import ManaCost, ManaCostError, parse_card_cost, parse_mana_cost
+from .mana import ManaCost, parse_card_cost, parse_mana_cost
 
 POOL_FILE = "mtgcheck/data/cards.json"
 KEYWORDS = frozenset({"Flash", "Flying", "Haste", "Plot", "Flashback", "Kicker", "Prowess"})
@@ -91,11 +91,41 @@ class PlaneDef:
     text: str = ""
 
 
+def _got(val: Any) -> Any:
+    """What a FormatError shows after "got": containers only by kind and size.
+
+    repr() of a deeply nested list can itself raise RecursionError, and a whole record
+    would not fit on the one line of the message anyway.
+    """
+    if isinstance(val, (list, dict)):
+        return f"a {type(val).__name__} of {len(val)} items"
+    return val
+
+
 def _field(rec: dict[str, Any], key: str, where: str, kind: type, default: Any = None) -> Any:
     val = rec.get(key, default)
-    if val is not default and not isinstance(val, kind):
-        raise FormatError(POOL_FILE, f"{where}.{key}", f"a {kind.__name__}", val)
+    if val is not default and (not isinstance(val, kind) or (kind is int and isinstance(val, bool))):
+        raise FormatError(POOL_FILE, f"{where}.{key}", f"a {kind.__name__}", _got(val))
     return val
+
+
+def _names(rec: dict[str, Any], key: str, where: str, allowed: frozenset[str]) -> frozenset[str]:
+    """A list of names among ``allowed`` (types, keywords); anything else names its index."""
+    names = _field(rec, key, where, list, [])
+    for i, name in enumerate(names):
+        if not isinstance(name, str) or name not in allowed:
+            raise FormatError(POOL_FILE, f"{where}.{key}[{i}]", f"one of {', '.join(sorted(allowed))}",
+                              _got(name))
+    return frozenset(names)
+
+
+def _costs(text: str, field: str) -> tuple[ManaCost, ...]:
+    """The card's cost faces; any ValueError of the parser (e.g. int() of a digit such as
+    '²', or of 5,000 digits) is the record's fault, not a bug."""
+    try:
+        return parse_card_cost(text)
+    except ValueError as exc:  # ManaCostError is one
+        raise FormatError(POOL_FILE, field, f"a mana cost ({str(exc)[:100]})", text) from None
 
 
 def _cost(rec: dict[str, Any], key: str, where: str) -> int | None:
@@ -104,33 +134,28 @@ def _cost(rec: dict[str, Any], key: str, where: str) -> int | None:
         return None
     try:
         cost = parse_mana_cost(text)
-    except ManaCostError as exc:
-        raise FormatError(POOL_FILE, f"{where}.{key}", f"a mana cost ({exc})", text) from None
+    except ValueError as exc:  # ManaCostError, or int() of a digit such as '²'
+        raise FormatError(POOL_FILE, f"{where}.{key}", f"a mana cost ({str(exc)[:100]})", text) from None
     return cost.amount
 
 
 def card_from_record(rec: dict[str, Any], where: str) -> CardDef:
     """Build a :class:`CardDef` from one MTGJSON-shaped record, checking every field read."""
     if not isinstance(rec, dict):
-        raise FormatError(POOL_FILE, where, "an object", rec)
+        raise FormatError(POOL_FILE, where, "an object", _got(rec))
     name = _field(rec, "name", where, str)
     if not name:
         raise FormatError(POOL_FILE, f"{where}.name", "a non-empty string", name)
-    types = frozenset(_field(rec, "types", where, list, []))
-    if not types or not types <= TYPES:
-        raise FormatError(POOL_FILE, f"{where}.types", f"types among {sorted(TYPES)}", sorted(types))
-    keywords = frozenset(_field(rec, "keywords", where, list, []))
-    if not keywords <= KEYWORDS:
-        raise FormatError(POOL_FILE, f"{where}.keywords", f"keywords among {sorted(KEYWORDS)}", sorted(keywords))
+    types = _names(rec, "types", where, TYPES)
+    if not types:
+        raise FormatError(POOL_FILE, f"{where}.types", f"types among {sorted(TYPES)}", "none")
+    keywords = _names(rec, "keywords", where, KEYWORDS)
     cost_text = _field(rec, "manaCost", where, str, "")
-    try:
-        costs = parse_card_cost(cost_text)
-    except ManaCostError as exc:
-        raise FormatError(POOL_FILE, f"{where}.manaCost", f"a mana cost ({exc})", cost_text) from None
+    costs = _costs(cost_text, f"{where}.manaCost")
     if len(costs) == 2:
-        names = [f.get("name") for f in _field(rec, "faces", where, list, [])]
+        names: list[Any] = [f.get("name") if isinstance(f, dict) else None for f in _field(rec, "faces", where, list, [])]
         if len(names) != 2 or not all(isinstance(n, str) for n in names):
-            raise FormatError(POOL_FILE, f"{where}.faces", "two named faces for a split card", names)
+            raise FormatError(POOL_FILE, f"{where}.faces", "two named faces for a split card", _got(names))
         faces = tuple(Face(n, c) for n, c in zip(names, costs))
     elif len(costs) == 1:
         faces = (Face(name, costs[0]),)
@@ -139,7 +164,7 @@ def card_from_record(rec: dict[str, Any], where: str) -> CardDef:
 
     def stat(key: str) -> int:
         raw = _field(rec, key, where, str, "0")
-        if not raw.isdigit():
+        if not (raw.isascii() and raw.isdigit() and len(raw) <= 4):  # not '²', not 5,000 digits
             raise FormatError(POOL_FILE, f"{where}.{key}", "a number in a string", raw)
         return int(raw)
 
@@ -153,7 +178,7 @@ def card_from_record(rec: dict[str, Any], where: str) -> CardDef:
         keywords=keywords,
         plot_cost=_cost(rec, "plot", where),
         flashback_cost=_cost(rec, "flashback", where),
-        flashback_life=_field(rec, "flashbackLife", where, int, 0),
+        flashback_life=_life(rec, where),
         kicker_cost=_cost(rec, "kicker", where),
         sacrifice_creature=extra is not None,
         power=stat("power"),
@@ -163,10 +188,17 @@ def card_from_record(rec: dict[str, Any], where: str) -> CardDef:
     )
 
 
+def _life(rec: dict[str, Any], where: str) -> int:
+    life = _field(rec, "flashbackLife", where, int, 0)
+    if not 0 <= life <= 1000:
+        raise FormatError(POOL_FILE, f"{where}.flashbackLife", "an integer from 0 to 1000", life)
+    return life
+
+
 def pool_from_document(doc: Any) -> tuple[dict[str, CardDef], dict[str, PlaneDef]]:
     """Validate a whole ``mtgcheck.cards/1`` document and index it by name."""
     if not isinstance(doc, dict) or doc.get("format") != "mtgcheck.cards/1":
-        raise FormatError(POOL_FILE, "format", "'mtgcheck.cards/1'", doc.get("format") if isinstance(doc, dict) else doc)
+        raise FormatError(POOL_FILE, "format", "'mtgcheck.cards/1'", _got(doc.get("format") if isinstance(doc, dict) else doc))
     cards: dict[str, CardDef] = {}
     for i, rec in enumerate(_field(doc, "cards", "(root)", list, [])):
         card = card_from_record(rec, f"cards[{i}]")
@@ -176,8 +208,11 @@ def pool_from_document(doc: Any) -> tuple[dict[str, CardDef], dict[str, PlaneDef
     planes: dict[str, PlaneDef] = {}
     for i, rec in enumerate(_field(doc, "planes", "(root)", list, [])):
         if not isinstance(rec, dict) or not isinstance(rec.get("name"), str) or rec.get("types") != ["Plane"]:
-            raise FormatError(POOL_FILE, f"planes[{i}]", "a plane record with a name and types ['Plane']", rec)
-        planes[rec["name"]] = PlaneDef(rec["name"], bool(rec.get("isTest", False)), str(rec.get("text", "")))
+            raise FormatError(POOL_FILE, f"planes[{i}]", "a plane record with a name and types ['Plane']", _got(rec))
+        if rec["name"] in planes or not rec["name"]:
+            raise FormatError(POOL_FILE, f"planes[{i}].name", "a non-empty name not used twice", rec["name"])
+        planes[rec["name"]] = PlaneDef(rec["name"], bool(_field(rec, "isTest", f"planes[{i}]", bool, False)),
+                                       _field(rec, "text", f"planes[{i}]", str, ""))
     return cards, planes
 
 

@@ -9,7 +9,6 @@ model it must not (every stored counterexample is a regression test).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,15 @@ from mtgcheck.model.actions import enabled_transition
 from mtgcheck.model.config import VARIANTS
 from mtgcheck.model.setup import Position, build
 from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
-from mtgcheck.scenario_format import Scenario, parse_scenario
+from mtgcheck.scenario_format import (
+    Scenario,
+    _display,
+    _field,
+    _got,
+    _Said,
+    parse_scenario,
+    read_json,
+)
 from mtgcheck.scenario_run import position_of, to_action
 from mtgcheck.scenario_write import scenario_from_trace
 from mtgcheck.store import FORMAT, content_hash
@@ -69,76 +76,87 @@ class Counterexample:
 
 
 def load(path: str | Path) -> Counterexample:
+    """Read and check a counterexample file; a malformed one is a one-line FormatError."""
     p = str(path)
-    try:
-        raw = Path(p).read_bytes()
-    except OSError as exc:
-        raise FormatError(p, "(file)", "a readable file", exc.strerror) from None
-    if len(raw) > 1 << 20:
-        raise FormatError(p, "(file)", "at most 1 MiB", f"{len(raw)} bytes")
-    try:
-        doc = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise FormatError(p, "(json)", "valid JSON", str(exc).splitlines()[0]) from None
+    shown = _display(p)
+    # The scenario reader's strict JSON: a duplicate key, NaN or a 5,000-digit integer is
+    # refused here as in a scenario file, not read leniently (or raised as a ValueError).
+    doc = read_json(p, what="a readable counterexample file")
     if not isinstance(doc, dict):
-        raise FormatError(p, "(root)", "a JSON object", type(doc).__name__)
+        raise FormatError(shown, "(root)", "a JSON object", type(doc).__name__)
     if doc.get("format") != FORMAT:
-        raise FormatError(p, "format", repr(FORMAT), doc.get("format"))
-    extra = set(doc) - {"format", "violates", "found_by", "target", "seed", "trace_length", "minimized_from",
-                        "scenario", "hash", "divergence"}
+        raise FormatError(shown, "format", repr(FORMAT), _got(doc.get("format")))
+    keys = ("format", "violates", "found_by", "target", "seed", "trace_length", "minimized_from", "scenario", "hash",
+            "divergence")
+    extra = set(doc) - set(keys)
     if extra:
-        raise FormatError(p, sorted(extra)[0], "no such key in a counterexample")
-    if doc.get("violates") not in BY_ID and doc.get("violates") != "divergence":
-        raise FormatError(p, "violates", "a property id or 'divergence'", doc.get("violates"))
+        raise FormatError(shown, _field("", [min(extra)]),
+                          f"one of the keys of a counterexample: {', '.join(keys)}", _Said("an unknown key"))
+    violates = doc.get("violates")
+    if not isinstance(violates, str) or (violates not in BY_ID and violates != "divergence"):
+        raise FormatError(shown, "violates", "a property id or 'divergence'", _got(doc.get("violates")))
     if doc.get("found_by") not in FINDERS:
-        raise FormatError(p, "found_by", "one of " + ", ".join(FINDERS), doc.get("found_by"))
+        raise FormatError(shown, "found_by", "one of " + ", ".join(FINDERS), _got(doc.get("found_by")))
     target = doc.get("target")
-    if doc["violates"] == "divergence":
-        _check_divergence(p, doc)
+    if violates == "divergence":
+        _check_divergence(shown, doc)
     else:
         if "divergence" in doc:
-            raise FormatError(p, "divergence", "no divergence object unless violates is 'divergence'")
+            raise FormatError(shown, "divergence", "no divergence object unless violates is 'divergence'",
+                              _Said("an object"))
         try:
             variant, _ = rules_of(target) if isinstance(target, str) else (None, None)
         except ValueError:
             variant = None
             target = None
         if not isinstance(target, str) or (variant is not None and variant not in VARIANTS):
-            raise FormatError(p, "target", "reference, variant-NAME or mutant-IDS", doc.get("target"))
+            raise FormatError(shown, "target", "reference, variant-NAME or mutant-IDS", _got(doc.get("target")))
     seed = doc.get("seed")
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-        raise FormatError(p, "seed", "an integer or null", seed)
+        raise FormatError(shown, "seed", "an integer or null", seed)
+    length = doc.get("trace_length", 0)
+    if not isinstance(length, int) or isinstance(length, bool) or length < 0:
+        raise FormatError(shown, "trace_length", "an integer >= 0", _got(length))
+    counts = doc.get("minimized_from", {})
+    if not isinstance(counts, dict) or any(
+            key not in ("actions", "cards", "players") or not isinstance(n, int) or isinstance(n, bool) or n < 0
+            for key, n in counts.items()):
+        raise FormatError(shown, "minimized_from", "an object of counts (actions, cards, players: integers >= 0)",
+                          _got(counts))
     if doc.get("hash") != content_hash(doc):
-        raise FormatError(p, "hash", "the SHA-256 of the content (the file was changed after it was stored)",
-                          doc.get("hash"))
+        raise FormatError(shown, "hash", "the SHA-256 of the content (the file was changed after it was stored)",
+                          _got(doc.get("hash")))
     sc = parse_scenario(doc.get("scenario"), source=p, known_cards=pool.card_names(),
-                        known_planes=pool.plane_names(), known_variants=tuple(VARIANTS), prefix="scenario.")
+                        known_planes=pool.plane_names(), known_variants=tuple(VARIANTS), prefix="scenario")
     return Counterexample(p, doc["violates"], doc["found_by"], target, seed, sc, doc)
 
 
 _DIVERGENCE_KEYS = {"kind": str, "step": int, "field": str, "rule": str, "why": str}
 
 
-def _check_divergence(p: str, doc: dict[str, Any]) -> None:
+def _check_divergence(shown: str, doc: dict[str, Any]) -> None:
     """An engine's divergence: found by differential testing, target ``<engine>-<version>``."""
     target = doc.get("target")
     if not isinstance(target, str) or not target or target == "reference" or target.startswith(("variant-", "mutant-")):
-        raise FormatError(p, "target", "an engine's name-version for a divergence", target)
+        raise FormatError(shown, "target", "an engine's name-version for a divergence", _got(target))
     if doc.get("found_by") != "differential":
-        raise FormatError(p, "found_by", "'differential' for a divergence", doc.get("found_by"))
+        raise FormatError(shown, "found_by", "'differential' for a divergence", _got(doc.get("found_by")))
     d = doc.get("divergence")
     if not isinstance(d, dict):
-        raise FormatError(p, "divergence", "an object (kind, step, field, rule, rules_say, engine_says, why)", d)
+        raise FormatError(shown, "divergence", "an object (kind, step, field, rule, rules_say, engine_says, why)",
+                          _got(d))
     for key, typ in _DIVERGENCE_KEYS.items():
         if not isinstance(d.get(key), typ) or isinstance(d.get(key), bool):
-            raise FormatError(p, f"divergence.{key}", f"a{'n integer' if typ is int else ' string'}", d.get(key))
+            raise FormatError(shown, f"divergence.{key}", f"a{'n integer' if typ is int else ' string'}",
+                              _got(d.get(key)))
     from mtgcheck.validate import KINDS
 
     if d["kind"] not in KINDS:
-        raise FormatError(p, "divergence.kind", "one of " + ", ".join(KINDS), d["kind"])
+        raise FormatError(shown, "divergence.kind", "one of " + ", ".join(KINDS), _got(d["kind"]))
     unknown = set(d) - set(_DIVERGENCE_KEYS) - {"rules_say", "engine_says"}
     if unknown:
-        raise FormatError(p, f"divergence.{sorted(unknown)[0]}", "no such key in a divergence")
+        raise FormatError(shown, _field("divergence", [min(unknown)]), "no such key in a divergence",
+                          _Said("an unknown key"))
 
 
 @dataclass

@@ -62,6 +62,7 @@ __all__ = [
     "load_scenario",
     "load_schema",
     "parse_scenario",
+    "read_json",
     "validate_all",
 ]
 
@@ -345,11 +346,22 @@ def _no_constant(name: str) -> Any:
     raise _NotJsonConstant(name)
 
 
-def _read_json(path: Path, shown: str) -> object:
+def read_json(path: str | Path, *, what: str = "a readable scenario file") -> object:
+    """The JSON value of a file mtgcheck reads, or a one-line FormatError.
+
+    The strict reading of :func:`load_scenario` (at most 1 MiB, UTF-8, no NaN, no key
+    twice, no integer Python refuses to read, no nesting past the recursion limit), for
+    the other files that hold JSON (counterexamples), so that every reader refuses the
+    same malformed input the same way. ``what`` names the file in a ``(file)`` error.
+    """
+    return _read_json(Path(path), _display(str(path)), what)
+
+
+def _read_json(path: Path, shown: str, what: str = "a readable scenario file") -> object:
     """The file's JSON value, or a FormatError with field ``(file)`` or ``(json)``."""
 
     def file_error(got: str) -> FormatError:
-        return FormatError(shown, "(file)", "a readable scenario file", _Said(got))
+        return FormatError(shown, "(file)", what, _Said(got))
 
     def json_error(expected: str, got: str) -> FormatError:
         return FormatError(shown, "(json)", expected, _Said(got))
@@ -378,7 +390,7 @@ def _read_json(path: Path, shown: str) -> object:
     except UnicodeDecodeError as exc:
         raise json_error("UTF-8 text", f"a byte that is not UTF-8 at offset {exc.start}") from None
     try:
-        return json.loads(text, object_pairs_hook=_pairs_once, parse_constant=_no_constant)
+        doc = json.loads(text, object_pairs_hook=_pairs_once, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         # The place goes in "expected": "got" is cut at 60 characters.
         raise json_error(f"valid JSON at line {exc.lineno}, column {exc.colno}", exc.msg) from None
@@ -393,6 +405,34 @@ def _read_json(path: Path, shown: str) -> object:
         if "digits" in str(exc):  # Python's guard against quadratic int parsing
             raise json_error("integers of at most 4300 digits", "a longer one") from None
         raise json_error("valid JSON", _one_line(str(exc))) from None  # pragma: no cover
+    half = _lone_surrogate(doc)
+    if half is not None:
+        # "\ud800" is valid JSON but half a character: it can be neither printed nor hashed.
+        raise json_error("Unicode text (a \\ud800-\\udfff escape only as half of a pair)",
+                         f"a lone surrogate in {_one_line(repr(half))}")
+    return doc
+
+
+def _lone_surrogate(doc: object) -> str | None:
+    """A string (key or value) holding a lone surrogate (its first 40 characters), or None.
+
+    A loop with a stack, not recursion: the document may be nested almost as deeply as
+    the parser allows.
+    """
+    todo = [doc]
+    while todo:
+        value = todo.pop()
+        if isinstance(value, dict):
+            todo.extend(value)
+            todo.extend(value.values())
+        elif isinstance(value, list):
+            todo.extend(value)
+        elif isinstance(value, str) and not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return value[:40]
+    return None
 
 
 # ---------------------------------------------------------------------------------------
