@@ -80,7 +80,7 @@ SCENARIO_SEEDS = [json.loads((ROOT / "tests" / "scenarios" / name).read_text(enc
     "leave-three-players-two-leave-game-over.json",
     "cast-target-chosen-before-costs-paid.json",
 )]
-COUNTEREXAMPLE = min((ROOT / "counterexamples").rglob("*.json"))
+COUNTEREXAMPLE = min((ROOT / "counterexamples" / "variant-116.2k").rglob("*.json"))
 COUNTEREXAMPLE_DOC = json.loads(COUNTEREXAMPLE.read_text(encoding="utf-8"))
 POOL_DOC = json.loads((ROOT / "mtgcheck" / "data" / "cards.json").read_text(encoding="utf-8"))
 
