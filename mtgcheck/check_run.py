@@ -131,9 +131,11 @@ def run_check(checkers: Sequence[str], prop_ids: Sequence[str], configs: Sequenc
 
 
 def exit_code(combined: Sequence[Combined]) -> int:
-    if any(c.status == VIOLATED for c in combined):
+    """1 a violation or a vacuous property (nothing was checked: CI must not pass it),
+    3 an unknown, 0 otherwise."""
+    if any(c.status in (VIOLATED, VACUOUS) for c in combined):
         return 1
-    if any(c.status in (UNKNOWN, VACUOUS) for c in combined):
+    if any(c.status == UNKNOWN for c in combined):
         return 3
     return 0
 
