@@ -10,7 +10,8 @@ that suggests ``--write-manifest FILE`` to record it.
 
 Only what both sides ran is compared: the units of the checkers and configurations that ran,
 the properties that ran, and a checker only when the options its figures depend on match
-(the seed and examples for Hypothesis, the depth for Z3, the variant for all).  Z3's proved
+(the seed, the examples and Hypothesis' own version for Hypothesis, whose generated examples
+change with it; the depth and the solver's version for Z3; the variant for all).  Z3's proved
 set is compared as a set per unit, never as a count, so one property proved instead of
 another is named, not averaged away.
 """
@@ -27,8 +28,8 @@ from mtgcheck.errors import FormatError
 
 FORMAT = "mtgcheck.manifest/1"
 # The options each checker's figures depend on: figures recorded under others are not compared.
-DEPENDS = {"graph": ("variant",), "hypothesis": ("variant", "seed", "examples"),
-           "z3": ("variant", "depth", "strengthen")}
+DEPENDS = {"graph": ("variant",), "hypothesis": ("variant", "seed", "examples", "hypothesis"),
+           "z3": ("variant", "depth", "strengthen", "z3")}
 
 
 # --- building ---------------------------------------------------------------------------------
@@ -56,9 +57,18 @@ def build(opts: Any, prop_ids: Sequence[str], verdicts: Iterable[Any], units_fir
                 u["proved"] = dict(sorted(u["proved"].items()))
     return {"format": FORMAT,
             "options": {"variant": opts.variant, "seed": opts.seed, "examples": opts.examples, "depth": opts.depth,
-                        "strengthen": opts.strengthen},
+                        "strengthen": opts.strengthen, **_versions()},
             "properties": sorted(prop_ids),
             "units": {c: dict(sorted(units[c].items())) for c in sorted(units)}}
+
+
+def _versions() -> dict[str, str]:
+    """The versions of Hypothesis and Z3: the same seed draws other examples under another
+    Hypothesis, and another solver may prove more or less in the same time."""
+    import hypothesis
+    import z3
+
+    return {"hypothesis": hypothesis.__version__, "z3": z3.get_version_string()}
 
 
 # --- loading ----------------------------------------------------------------------------------

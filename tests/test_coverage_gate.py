@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Iterator
 
+import hypothesis
 import pytest
 from click.testing import CliRunner, Result
 
@@ -164,6 +165,7 @@ def test_write_manifest_round_trip(tmp_path: Path) -> None:
     doc = _written(tmp_path)
     unit = doc["units"]["graph"]["costs"]
     assert doc["format"] == mf.FORMAT and doc["properties"] == sorted([HOLDING, VACUOUS_HERE])
+    assert doc["options"]["seed"] == 0 and doc["options"]["hypothesis"] == hypothesis.__version__
     assert unit["holds"] == [HOLDING] and unit["states"] > 0 and "cast" in unit["rules"]
     r = _check("--property", HOLDING, "--manifest", str(tmp_path / "manifest.json"))
     assert r.exit_code == 0, r.output
