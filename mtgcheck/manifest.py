@@ -13,7 +13,9 @@ the properties that ran, and a checker only when the options its figures depend 
 (the seed, the examples and Hypothesis' own version for Hypothesis, whose generated examples
 change with it; the depth and the solver's version for Z3; the variant for all).  Z3's proved
 set is compared as a set per unit, never as a count, so one property proved instead of
-another is named, not averaged away.
+another is named, not averaged away.  A unit that ran out of time or states now (a verdict
+``unknown``: the check exits 3, inconclusive) has its losses noted, not counted as shrinks:
+an inconclusive run must not read as a failed one, nor as a pass.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from mtgcheck.checkers.result import HOLDS, PROVED
+from mtgcheck.checkers.result import HOLDS, PROVED, UNKNOWN
 from mtgcheck.errors import FormatError
 
 FORMAT = "mtgcheck.manifest/1"
@@ -38,9 +40,11 @@ def build(opts: Any, prop_ids: Sequence[str], verdicts: Iterable[Any], units_fir
     """The manifest of a run: its options, its properties, and one entry per unit."""
     units: dict[str, dict[str, dict[str, Any]]] = {}
     for v in verdicts:
-        u = units.setdefault(v.checker, {}).setdefault(v.config, {"holds": []})
+        u = units.setdefault(v.checker, {}).setdefault(v.config, {"holds": [], "unknown": []})
         if v.status in (HOLDS, PROVED):
             u["holds"].append(v.property)
+        if v.status == UNKNOWN:
+            u["unknown"].append(v.property)
         if v.checker == "graph":
             u["states"] = v.stats.get("states", 0)
         if v.checker == "z3":
@@ -53,6 +57,7 @@ def build(opts: Any, prop_ids: Sequence[str], verdicts: Iterable[Any], units_fir
     for per in units.values():
         for u in per.values():
             u["holds"].sort()
+            u["unknown"].sort()
             if "proved" in u:
                 u["proved"] = dict(sorted(u["proved"].items()))
     return {"format": FORMAT,
@@ -99,8 +104,9 @@ def _check_unit(name: str, where: str, u: dict) -> None:
     def strings(x: Any) -> bool:
         return isinstance(x, list) and all(isinstance(s, str) for s in x)
 
-    if not strings(u.get("holds")):
-        raise FormatError(name, f"{where}.holds", "an array of property ids", u.get("holds"))
+    for key, default in (("holds", None), ("unknown", [])):
+        if not strings(u.get(key, default)):
+            raise FormatError(name, f"{where}.{key}", "an array of property ids", u.get(key))
     if "rules" in u and not strings(u["rules"]):
         raise FormatError(name, f"{where}.rules", "an array of rule ids", u["rules"])
     if "states" in u and not (isinstance(u["states"], int) and u["states"] >= 0):
@@ -147,7 +153,14 @@ def compare(expected: dict, actual: dict) -> Comparison:
             if config not in recorded:
                 out.notes.append(f"the manifest has no {checker} figures for {config}")
                 continue
-            _unit(checker, config, recorded[config], now, props, out)
+            unit = Comparison()
+            _unit(checker, config, recorded[config], now, props, unit)
+            if now.get("unknown"):  # inconclusive now (exit 3): its losses are not shrinks
+                unit.notes += [f"{s} (inconclusive now: {len(now['unknown'])} unknown)" for s in unit.shrinks]
+                unit.shrinks = []
+            out.shrinks += unit.shrinks
+            out.growths += unit.growths
+            out.notes += unit.notes
     return out
 
 

@@ -229,6 +229,11 @@ def test_z3_proved_set_is_compared_per_property_and_only_when_z3_ran() -> None:
     assert not mf.compare(was, doc({}, checkers=())).shrinks  # z3 did not run: nothing to compare
     other = mf.compare(was, doc({}, depth=5))
     assert not other.shrinks and "depth 5 here, None in the manifest" in other.notes[0]
+    timed_out = doc({"a": 0})
+    timed_out["units"]["z3"]["plot"]["unknown"] = ["b"]  # ran out of time: exit 3, not a shrink
+    cmp = mf.compare(was, timed_out)
+    assert not cmp.shrinks and any(n.startswith("z3 on plot: b no longer proved") and "inconclusive" in n
+                                   for n in cmp.notes)
 
 
 def test_a_bad_manifest_is_a_one_line_error(tmp_path: Path) -> None:
