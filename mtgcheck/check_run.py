@@ -131,9 +131,11 @@ def run_check(checkers: Sequence[str], prop_ids: Sequence[str], configs: Sequenc
 
 
 def exit_code(combined: Sequence[Combined]) -> int:
-    if any(c.status == VIOLATED for c in combined):
+    """1 a violation or a vacuous property (nothing was checked: CI must not pass it),
+    3 an unknown, 0 otherwise."""
+    if any(c.status in (VIOLATED, VACUOUS) for c in combined):
         return 1
-    if any(c.status in (UNKNOWN, VACUOUS) for c in combined):
+    if any(c.status == UNKNOWN for c in combined):
         return 3
     return 0
 
@@ -142,7 +144,7 @@ def verdict_json(v: Verdict, describe: Callable[[Any], str] | None = None) -> di
     return {"checker": v.checker, "property": v.property, "config": v.config, "status": v.status,
             "summary": v.summary(), "detail": v.detail, "depth": v.depth, "k": v.k,
             "trace": [describe(a) if describe else repr(a) for a in v.trace], "seconds": round(v.seconds, 3),
-            "stats": v.stats}
+            "stats": {k: x for k, x in v.stats.items() if k != "coverage"}}  # coverage: the report's own section
 
 
 def configs_named(names: Sequence[str]) -> list[CheckConfig]:

@@ -106,14 +106,20 @@ def _interactive() -> bool:
               help="Write the graph checker's explored state graphs here (GraphML, one per configuration).")
 @click.option("--strengthen", is_flag=True, help="Z3: look for strengthening invariants (Houdini) for what plain "
               "induction can't prove; slower.")
+@click.option("--manifest", "manifest_in", type=click.Path(dir_okay=False), default=None,
+              help="Compare with this manifest (manifest.json): exit 1 when a figure shrank.")
+@click.option("--write-manifest", "manifest_out", type=click.Path(dir_okay=False), default=None,
+              help="Write this run's figures as the manifest (run the default check for it).")
 @_guard
 def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str, ...], depth: int | None,
           timeout: float, seed: int, examples: int | None, jobs: int, json_out: str | None,
-          junit_out: str | None, variant: str | None, store_dir: str, no_store: bool, strengthen: bool, export_dir: str | None) -> int:
+          junit_out: str | None, variant: str | None, store_dir: str, no_store: bool, strengthen: bool, export_dir: str | None,
+          manifest_in: str | None, manifest_out: str | None) -> int:
     """Check every property with every checker on the built-in configurations.
 
-    Exit 0: every property proved or holds; 1: a property is violated; 3: inconclusive
-    (an unknown, or a property that no configuration exercised).
+    Exit 0: every property proved or holds; 1: a property is violated or vacuous (no
+    configuration exercised it), a rule of the catalogue never fired (the whole default run,
+    graph or hypothesis), or a figure of --manifest shrank; 3: inconclusive (an unknown).
     """
     import time as _time
 
@@ -129,6 +135,10 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
     confs = cr.configs_named(configs)
     opts = cr.Options(depth=depth, timeout=timeout, seed=seed, examples=examples, variant=variant,
                       strengthen=strengthen, export_dir=export_dir)
+    from mtgcheck import coverage, manifest as mf
+
+    exempt = coverage.load_exempt()
+    expected = mf.load(manifest_in) if manifest_in else None
     click.echo(f"mtgcheck check: {len(prop_ids)} properties x {len(chosen)} checkers x {len(confs)} configurations"
                f" (seed {seed}, {jobs} jobs)", err=True)
     t0 = _time.monotonic()
@@ -180,6 +190,18 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
                 path, new = store(store_dir, minimize(from_verdict(v, positions[v.config], seed=seed, variant=variant)))
                 click.echo(f"    {'stored' if new else 'already stored'}: {path}")
     code = cr.exit_code(combined)
+    cov = coverage.merge(coverage.collect(verdicts), chosen)
+    gate = coverage.gate(cov, exempt, full={c.name for c in confs} >= {c.name for c in cr.BUILTIN})
+    figures = mf.build(opts, prop_ids, verdicts, cov.units)
+    compared = mf.compare(expected, figures) if expected else None
+    for line in coverage.summary(cov, exempt) + gate.notes + gate.failures + (
+            compared.lines(manifest_in) if compared else []):
+        click.echo(line)
+    if gate.failed or (compared and compared.shrinks):
+        code = 1
+    if manifest_out:
+        write_json(manifest_out, figures)
+        click.echo(f"manifest written: {manifest_out}")
     counts = {s: sum(1 for c in combined if c.status == s) for s in ("proved", "holds", "violated", "unknown", "vacuous")}
     click.echo(", ".join(f"{n} {s}" for s, n in counts.items()) + f"; {wall:.1f} s; seed {seed}")
     if json_out:
@@ -187,7 +209,9 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
             "format": "mtgcheck.check-report/1", "seed": seed, "seconds": round(wall, 2), "exit": code,
             "combined": [{"property": c.property, "checker": c.checker, "status": c.status, "cell": c.cell()}
                          for c in combined],
-            "verdicts": [cr.verdict_json(v, descr[v.config]) for v in verdicts]})
+            "verdicts": [cr.verdict_json(v, descr[v.config]) for v in verdicts],
+            "coverage": coverage.to_json(cov, gate, exempt),
+            **({"manifest": {"file": manifest_in, **compared.__dict__}} if compared else {})})
     if junit_out:
         cases = []
         for c in combined:
@@ -195,8 +219,23 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
             body = "\n".join(descr[v.config](a) for a in v.trace) if v else ""
             cases.append((f"{c.checker}::{c.property}", c.status, sum(x.seconds for x in c.per_config) / max(1, len(c.per_config)),
                           c.cell(), body))
+        cases += _gate_cases(gate, compared, manifest_in)
         write_text(junit_out, junit_xml("mtgcheck", cases))
     return code
+
+
+def _gate_cases(gate: Any, compared: Any, manifest_in: str | None) -> list[tuple[str, str, float, str, str]]:
+    """JUnit testcases for the coverage gate (when it applied) and the manifest (when given)."""
+    cases = []
+    if gate.applied:
+        cases.append(("coverage::catalogue", "uncovered" if gate.failed else "holds", 0.0,
+                      f"{len(gate.failures)} rules never fired" if gate.failed else "every rule fired or is exempt",
+                      "\n".join(gate.failures)))
+    if compared is not None:
+        cases.append((f"manifest::{manifest_in}", "shrunk" if compared.shrinks else "holds", 0.0,
+                      f"{len(compared.shrinks)} figures shrank" if compared.shrinks else "no figure shrank",
+                      "\n".join(compared.shrinks)))
+    return cases
 
 
 @main.command()

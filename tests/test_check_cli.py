@@ -27,12 +27,12 @@ def test_graph_run_json_and_junit(tmp_path: Path) -> None:
     assert doc["format"] == "mtgcheck.check-report/1" and doc["exit"] == r.returncode
     statuses = {c["status"] for c in doc["combined"]}
     assert VIOLATED not in statuses and HOLDS in statuses
-    # Planechase properties are exercised by no chosen configuration: inconclusive, exit 3.
-    assert VACUOUS in statuses and r.returncode == 3
+    # Planechase properties are exercised by no chosen configuration: vacuous fails, exit 1.
+    assert VACUOUS in statuses and r.returncode == 1
     cases = ET.parse(x).getroot().findall(".//testcase")
     assert len(cases) == 22 and all(c.get("name", "").startswith("graph::") for c in cases)
-    assert sum(1 for c in cases if c.find("error") is not None) == sum(1 for c in doc["combined"]
-                                                                      if c["status"] == VACUOUS)
+    assert sum(1 for c in cases if c.find("failure") is not None) == sum(1 for c in doc["combined"]
+                                                                        if c["status"] == VACUOUS)
 
 
 def test_variant_violation_exit_1_with_trace(tmp_path: Path) -> None:
@@ -67,5 +67,6 @@ def test_combination_never_hides_a_violation_or_an_unknown() -> None:
     assert combine([_v("z3", PROVED), _v("z3", HOLDS, "b")])[0].status == HOLDS
     assert combine([_v("z3", PROVED), _v("z3", PROVED, "b")])[0].status == PROVED
     assert exit_code([Combined("p", "z3", UNKNOWN, None)]) == 3
+    assert exit_code([Combined("p", "z3", UNKNOWN, None), Combined("q", "graph", VACUOUS, None)]) == 1
     assert exit_code([Combined("p", "z3", UNKNOWN, None), Combined("q", "z3", VIOLATED, None)]) == 1
     assert exit_code([Combined("p", "z3", PROVED, None), Combined("q", "graph", HOLDS, None)]) == 0

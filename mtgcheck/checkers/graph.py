@@ -16,6 +16,7 @@ from typing import Sequence
 
 import networkx as nx
 
+from mtgcheck import coverage
 from mtgcheck.configs import CheckConfig
 from mtgcheck.model.actions import Action, Transition, catalogue
 from mtgcheck.model.config import Config
@@ -35,6 +36,7 @@ class Exploration:
     depth: int = 0
     seconds: float = 0.0
     fired: dict[str, int] = field(default_factory=dict)  # rule id -> times a transition fired
+    actions: dict[str, int] = field(default_factory=dict)  # action verb -> times fired
 
 
 def successors(cfg: Config, s: State) -> list[tuple[Transition, State]]:
@@ -97,6 +99,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
             continue
         for t, s2 in successors(cfg, s):
             ex.fired[t.rule] = ex.fired.get(t.rule, 0) + 1
+            ex.actions[t.action.verb] = ex.actions.get(t.action.verb, 0) + 1
             k2 = key(s2)
             j = index.get(k2)
             new = j is None
@@ -120,8 +123,10 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
                 check_state(j, s2)
     ex.seconds = time.monotonic() - t0
     verdicts = []
+    fired = coverage.counts(cfg, ex.fired, ex.actions)  # one dict, shared by the unit's verdicts
     for p in props:
-        stats = {"states": len(ex.states), "edges": g.number_of_edges(), "witnesses": witnessed[p.id]}
+        stats = {"states": len(ex.states), "edges": g.number_of_edges(), "witnesses": witnessed[p.id],
+                 "coverage": fired}
         if p.id in violated:
             d, trace = violated[p.id]
             v = Verdict("graph", p.id, conf.name, VIOLATED, depth=d, trace=trace, stats=stats)

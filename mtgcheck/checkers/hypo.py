@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, Phase, seed as hseed, settings, strategies a
 from hypothesis.errors import Flaky
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
 
+from mtgcheck import coverage
 from mtgcheck.configs import CheckConfig
 from mtgcheck.model.actions import Action, catalogue, enabled_transition, legal_actions
 from mtgcheck.model.setup import build
@@ -37,6 +38,7 @@ class Tally:
     steps: int = 0
     witnesses: dict[str, int] = field(default_factory=dict)
     fired: dict[str, int] = field(default_factory=dict)
+    actions: dict[str, int] = field(default_factory=dict)  # action verb -> times fired
 
 
 def machine_for(conf: CheckConfig, props: Sequence[Property], tally: Tally, *, variant: str | None = None,
@@ -67,6 +69,7 @@ def machine_for(conf: CheckConfig, props: Sequence[Property], tally: Tally, *, v
             self.trace.append(a)
             tally.steps += 1
             tally.fired[t.rule] = tally.fired.get(t.rule, 0) + 1
+            tally.actions[a.verb] = tally.actions.get(a.verb, 0) + 1
             for p in trans_props:
                 if p.triggered(cfg, self.s, t, s2):
                     tally.witnesses[p.id] = tally.witnesses.get(p.id, 0) + 1
@@ -129,9 +132,11 @@ def check(conf: CheckConfig, props: Sequence[Property], *, seed: int = 0, exampl
             interrupted = True
             break
     secs = time.monotonic() - t0
+    fired = coverage.counts(build(conf.position, variant=variant, disabled=disabled)[0], tally.fired, tally.actions)
     out = []
     for p in props:
-        stats = {"examples": tally.examples, "steps": tally.steps, "witnesses": tally.witnesses.get(p.id, 0)}
+        stats = {"examples": tally.examples, "steps": tally.steps, "witnesses": tally.witnesses.get(p.id, 0),
+                 "coverage": fired}
         if p.id in violated:
             v = Verdict("hypothesis", p.id, conf.name, VIOLATED, depth=len(violated[p.id]), trace=violated[p.id],
                         stats=stats)

@@ -1,0 +1,198 @@
+"""The manifest: the committed figures of the default run, so that CI notices when one shrinks.
+
+``manifest.json`` (format ``mtgcheck.manifest/1``) records, per checker and configuration
+(a *unit*): the properties that hold (or are proved), the number of distinct states of the
+graph search, the properties Z3 proved with their induction depth k, and the rules the graph
+search and Hypothesis fired.  ``mtgcheck check --manifest FILE`` compares the run with it:
+every figure that shrank (a property no longer holds or proved, a larger k, fewer states, a
+rule no longer fired) is one line and fails the check (exit 1); a figure that grew is a note
+that suggests ``--write-manifest FILE`` to record it.
+
+Only what both sides ran is compared: the units of the checkers and configurations that ran,
+the properties that ran, and a checker only when the options its figures depend on match
+(the seed, the examples and Hypothesis' own version for Hypothesis, whose generated examples
+change with it; the depth and the solver's version for Z3; the variant for all).  Z3's proved
+set is compared as a set per unit, never as a count, so one property proved instead of
+another is named, not averaged away.  A unit that ran out of time or states now (a verdict
+``unknown``: the check exits 3, inconclusive) has its losses noted, not counted as shrinks:
+an inconclusive run must not read as a failed one, nor as a pass.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+from mtgcheck.checkers.result import HOLDS, PROVED, UNKNOWN
+from mtgcheck.errors import FormatError
+
+FORMAT = "mtgcheck.manifest/1"
+# The options each checker's figures depend on: figures recorded under others are not compared.
+DEPENDS = {"graph": ("variant",), "hypothesis": ("variant", "seed", "examples", "hypothesis"),
+           "z3": ("variant", "depth", "strengthen", "z3")}
+
+
+# --- building ---------------------------------------------------------------------------------
+
+def build(opts: Any, prop_ids: Sequence[str], verdicts: Iterable[Any], units_fired: dict[tuple[str, str], Any]) -> dict:
+    """The manifest of a run: its options, its properties, and one entry per unit."""
+    units: dict[str, dict[str, dict[str, Any]]] = {}
+    for v in verdicts:
+        u = units.setdefault(v.checker, {}).setdefault(v.config, {"holds": [], "unknown": []})
+        if v.status in (HOLDS, PROVED):
+            u["holds"].append(v.property)
+        if v.status == UNKNOWN:
+            u["unknown"].append(v.property)
+        if v.checker == "graph":
+            u["states"] = v.stats.get("states", 0)
+        if v.checker == "z3":
+            proved = u.setdefault("proved", {})
+            if v.status == PROVED:
+                proved[v.property] = v.k or 0
+    for (checker, config), counts in units_fired.items():
+        if config in units.get(checker, {}):
+            units[checker][config]["rules"] = sorted(r for r, n in counts["rules"].items() if n > 0)
+    for per in units.values():
+        for u in per.values():
+            u["holds"].sort()
+            u["unknown"].sort()
+            if "proved" in u:
+                u["proved"] = dict(sorted(u["proved"].items()))
+    return {"format": FORMAT,
+            "options": {"variant": opts.variant, "seed": opts.seed, "examples": opts.examples, "depth": opts.depth,
+                        "strengthen": opts.strengthen, **_versions()},
+            "properties": sorted(prop_ids),
+            "units": {c: dict(sorted(units[c].items())) for c in sorted(units)}}
+
+
+def _versions() -> dict[str, str]:
+    """The versions of Hypothesis and Z3: the same seed draws other examples under another
+    Hypothesis, and another solver may prove more or less in the same time."""
+    import hypothesis
+    import z3
+
+    return {"hypothesis": hypothesis.__version__, "z3": z3.get_version_string()}
+
+
+# --- loading ----------------------------------------------------------------------------------
+
+def load(path: str | Path) -> dict:
+    """Read and check a manifest (a malformed one is a one-line error naming the field)."""
+    name = str(path)
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise FormatError(name, "(file)", "an existing manifest (write one with --write-manifest)") from None
+    except (OSError, ValueError) as exc:
+        raise FormatError(name, "(file)", "a readable JSON file", str(exc)) from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise FormatError(name, "format", repr(FORMAT), doc.get("format") if isinstance(doc, dict) else doc)
+    for key, kind in (("options", dict), ("properties", list), ("units", dict)):
+        if not isinstance(doc.get(key), kind):
+            raise FormatError(name, key, f"a JSON {'object' if kind is dict else 'array'}", doc.get(key))
+    for checker, per in doc["units"].items():
+        if not isinstance(per, dict) or not all(isinstance(u, dict) for u in per.values()):
+            raise FormatError(name, f"units.{checker}", "an object of configuration -> figures", per)
+        for config, u in per.items():
+            _check_unit(name, f"units.{checker}.{config}", u)
+    return doc
+
+
+def _check_unit(name: str, where: str, u: dict) -> None:
+    def strings(x: Any) -> bool:
+        return isinstance(x, list) and all(isinstance(s, str) for s in x)
+
+    for key, default in (("holds", None), ("unknown", [])):
+        if not strings(u.get(key, default)):
+            raise FormatError(name, f"{where}.{key}", "an array of property ids", u.get(key))
+    if "rules" in u and not strings(u["rules"]):
+        raise FormatError(name, f"{where}.rules", "an array of rule ids", u["rules"])
+    if "states" in u and not (isinstance(u["states"], int) and u["states"] >= 0):
+        raise FormatError(name, f"{where}.states", "a count of states", u["states"])
+    proved = u.get("proved", {})
+    if not (isinstance(proved, dict) and all(isinstance(k, int) and k >= 0 for k in proved.values())):
+        raise FormatError(name, f"{where}.proved", "an object of property id -> k", proved)
+
+
+# --- comparing --------------------------------------------------------------------------------
+
+@dataclass
+class Comparison:
+    shrinks: list[str] = field(default_factory=list)  # each fails the check
+    growths: list[str] = field(default_factory=list)  # notes: --write-manifest records them
+    notes: list[str] = field(default_factory=list)  # what was not compared, and why
+
+    def lines(self, path: str) -> list[str]:
+        out = [f"manifest: {s}" for s in self.shrinks]
+        out += [f"manifest: note: {g}" for g in self.growths]
+        out += [f"manifest: note: {n}" for n in self.notes]
+        if self.growths:
+            out.append(f"manifest: {len(self.growths)} figures grew: record them with --write-manifest {path}")
+        out.append(f"manifest: {len(self.shrinks)} figures shrank against {path}" + (
+            f" (if that is intended, record it with --write-manifest {path})" if self.shrinks else ""))
+        return out
+
+
+def compare(expected: dict, actual: dict) -> Comparison:
+    """Every figure of ``actual`` (this run) against ``expected`` (the manifest), unit by unit."""
+    out = Comparison()
+    props = set(expected["properties"]) & set(actual["properties"])
+    opts_was, opts_now = expected["options"], actual["options"]
+    for checker, per in actual["units"].items():
+        recorded = expected["units"].get(checker)
+        if recorded is None:
+            out.notes.append(f"the manifest has no {checker} figures")
+            continue
+        if differ := [k for k in DEPENDS.get(checker, ()) if opts_was.get(k) != opts_now.get(k)]:
+            out.notes.append(f"{checker} figures not compared: " + ", ".join(
+                f"{k} {opts_now.get(k)!r} here, {opts_was.get(k)!r} in the manifest" for k in differ))
+            continue
+        for config, now in per.items():
+            if config not in recorded:
+                out.notes.append(f"the manifest has no {checker} figures for {config}")
+                continue
+            unit = Comparison()
+            _unit(checker, config, recorded[config], now, props, unit)
+            if now.get("unknown"):  # inconclusive now (exit 3): its losses are not shrinks
+                unit.notes += [f"{s} (inconclusive now: {len(now['unknown'])} unknown)" for s in unit.shrinks]
+                unit.shrinks = []
+            out.shrinks += unit.shrinks
+            out.growths += unit.growths
+            out.notes += unit.notes
+    return out
+
+
+def _unit(checker: str, config: str, was: dict, now: dict, props: set[str], out: Comparison) -> None:
+    where = f"{checker} on {config}"
+    if "states" in was and "states" in now and was["states"] != now["states"]:
+        line = f"graph states on {config}: {was['states']} in the manifest, {now['states']} now"
+        (out.shrinks if now["states"] < was["states"] else out.growths).append(line + (
+            " (fewer states explored)" if now["states"] < was["states"] else ""))
+    _sets(set(was["holds"]) & props, set(now["holds"]) & props, out,
+          lambda p: f"{where}: {p} no longer holds", lambda p: f"{where}: {p} holds now")
+    if "proved" in was and "proved" in now:
+        _proved(where, {p: k for p, k in was["proved"].items() if p in props},
+                {p: k for p, k in now["proved"].items() if p in props}, out)
+    if "rules" in was and "rules" in now:
+        _sets(set(was["rules"]), set(now["rules"]), out,
+              lambda r: f"coverage: rule {r} no longer fires on {config} ({checker})",
+              lambda r: f"coverage: rule {r} fires on {config} now ({checker})")
+
+
+def _sets(was: set[str], now: set[str], out: Comparison, lost: Callable[[str], str],
+          gained: Callable[[str], str]) -> None:
+    out.shrinks += [lost(x) for x in sorted(was - now)]
+    out.growths += [gained(x) for x in sorted(now - was)]
+
+
+def _proved(where: str, was: dict[str, int], now: dict[str, int], out: Comparison) -> None:
+    for p, k in sorted(was.items()):
+        if p not in now:
+            out.shrinks.append(f"{where}: {p} no longer proved (k={k} in the manifest)")
+        elif now[p] > k:
+            out.shrinks.append(f"{where}: {p} proved only with k={now[p]} (k={k} in the manifest)")
+        elif now[p] < k:
+            out.growths.append(f"{where}: {p} proved with k={now[p]} (k={k} in the manifest)")
+    out.growths += [f"{where}: {p} proved now (k={now[p]})" for p in sorted(set(now) - set(was))]
