@@ -91,6 +91,7 @@ ZONE_OF = {"Library": "library", "Hand": "hand", "Graveyard": "graveyard", "Exil
 PER_PLAYER = {"library": True, "hand": True, "graveyard": True, "exile": False, "battlefield": False}
 #: Triggered abilities of the pool, by source name, as our observations name them.
 ABILITY_KIND = {"Slickshot Show-Off": "show-off-pump"}
+OBSERVED = ("zones", "plotted", "turn", "active", "step", "stack", "life", "priority", "in_game", "game_over")
 HAND_SIZE = 7  # CR 402.2 is not modelled; see setup
 MAX_SETTLE = 64  # automatic passes in one go: more means phase is looping
 
@@ -181,8 +182,7 @@ class PhaseEngine:
     def hello(self) -> EngineInfo:
         support = Support(cards=_faces()[1], verbs=frozenset({"pass", "plot", "cast"}),
                           hows=frozenset({"normal", "plotted"}),
-                          observe=frozenset({"zones", "plotted", "turn", "active", "step", "stack", "life",
-                                             "priority"}),
+                          observe=frozenset(OBSERVED),
                           players=frozenset({2}), max_x=0, lists_actions=True)
         return EngineInfo("phase", _version(), support, extra={"mana_land": MANA_LAND})
 
@@ -433,11 +433,17 @@ class PhaseEngine:
 
     def observe(self) -> dict[str, Any]:
         g = self.game
+        st_player = [g.player(p) for p in range(self.players)]
+        out_players = {p for p, pl in enumerate(st_player) if pl.get("is_eliminated")}
         zones: dict[str, str] = {}
         plotted: list[str] = []
         for o in self._all_objects():
             card = self.by_card_id.get(int(o.get("card_id", -1)))
             if card is None:
+                continue
+            if o.get("owner") in out_players:
+                # phase exiles what a player who lost owned; our word for it is "outside" (CR 800.4a)
+                zones[card] = "outside"
                 continue
             zones[card] = ZONE_OF.get(o.get("zone", ""), str(o.get("zone")))
             if self._plotted(o):
@@ -450,13 +456,16 @@ class PhaseEngine:
             else:
                 src = g.object(int(entry.get("source_id", -1))) or {}
                 stack.append("ability:" + ABILITY_KIND.get(src.get("name", ""), str(src.get("name", "?"))))
-        st_player = [g.player(p) for p in range(self.players)]
+        in_game = [p for p in range(self.players) if p not in out_players]
+        over = g.waiting_for().get("type") == "GameOver"
         prio = self._priority()
-        return {"zones": zones, "plotted": sorted(plotted), "turn": int(g.turn),
-                "active": self._active(),
+        if prio is None:
+            # no one is asked: at the end of the game the one player left holds it, as in our model
+            prio = in_game[0] if over and len(in_game) == 1 else int(g.priority_player())
+        return {"zones": zones, "plotted": sorted(plotted), "turn": int(g.turn), "active": self._active(),
                 "step": STEP_OF.get(g.phase, str(g.phase)), "stack": stack,
-                "life": [int(pl["life"]) for pl in st_player],
-                "priority": prio if prio is not None else int(g.priority_player())}
+                "life": [int(pl["life"]) for pl in st_player], "priority": prio,
+                "in_game": in_game, "game_over": over}
 
     def _active(self) -> int:
         return int(self.game.state()["state"]["active_player"])

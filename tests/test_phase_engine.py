@@ -1,0 +1,228 @@
+"""The phase.rs adapter (``--engine phase``) against the reference model.
+
+Skipped when phase-python is not installed.  Every check compares phase, through the
+adapter, with the model on the same position and actions, so a test fails when either the
+adapter's mapping or phase's rules drift from the model on the declared scope.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("phase")
+
+from mtgcheck.engines import open_engine  # noqa: E402
+from mtgcheck.engines.base import EngineRefused  # noqa: E402
+from mtgcheck.engines.model_engine import ModelEngine  # noqa: E402
+from mtgcheck.engines.phase_engine import PhaseEngine  # noqa: E402
+from mtgcheck.engines.vocab import Session  # noqa: E402
+from mtgcheck.model import cards as pool  # noqa: E402
+
+SCENARIOS = Path(__file__).parent / "scenarios"
+
+
+@pytest.fixture(scope="module")
+def support() -> Any:
+    return PhaseEngine().hello().support
+
+
+def scenario(name: str) -> dict[str, Any]:
+    return json.loads((SCENARIOS / name).read_text(encoding="utf-8"))
+
+
+def pair(setup: dict[str, Any]) -> tuple[PhaseEngine, ModelEngine]:
+    e, m = PhaseEngine(), ModelEngine()
+    e.setup(copy.deepcopy(setup))
+    m.setup(copy.deepcopy(setup))
+    return e, m
+
+
+def declared(obs: dict[str, Any], keys: frozenset[str]) -> dict[str, Any]:
+    return {k: obs[k] for k in sorted(keys)}
+
+
+def model_actions(m: ModelEngine, verbs: frozenset[str]) -> list[str]:
+    """The model's legal actions within the declared verbs, defaults written out as the adapter does."""
+    out = []
+    for a in m.actions():
+        if a["do"] in verbs:
+            if a["do"] == "plot":
+                a.setdefault("from", "hand")
+            out.append(json.dumps(a, sort_keys=True))
+    return sorted(out)
+
+
+def engine_actions(e: PhaseEngine) -> list[str]:
+    return sorted(json.dumps(a, sort_keys=True) for a in e.actions())
+
+
+def in_scope_scenarios() -> list[str]:
+    """The scenario files whose position the adapter accepts (found at run time)."""
+    names = []
+    for path in sorted(SCENARIOS.glob("*.json")):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        try:
+            PhaseEngine().setup(doc["setup"])
+        except EngineRefused:
+            continue
+        names.append(path.name)
+    return names
+
+
+def test_hello_declares_a_scope_inside_the_pool(support: Any) -> None:
+    info = PhaseEngine().hello()
+    assert info.name == "phase"
+    assert info.version == metadata.version("phase-python")
+    assert support.cards <= pool.card_names()
+    assert "Slickshot Show-Off" in support.cards  # the plot card the scope is built around
+    assert {"pass", "plot", "cast"} <= support.verbs and support.hows == {"normal", "plotted"}
+    assert support.players == {2}
+    assert support.observe <= set(ModelEngine().hello().support.observe)
+
+
+def test_open_engine_phase_serves_the_adapter() -> None:
+    eng = open_engine("phase", call_timeout=30)
+    try:
+        assert eng.hello().name == "phase"
+        eng.setup(scenario("plot-waits-a-turn.json")["setup"])
+        assert eng.observe()["zones"] == {"show": "hand", "top": "library"}
+    finally:
+        eng.close()
+
+
+def test_start_position_observed_as_the_model_does(support: Any) -> None:
+    e, m = pair(scenario("plot-waits-a-turn.json")["setup"])
+    assert declared(e.observe(), support.observe) == declared(m.observe(), support.observe)
+
+
+@pytest.mark.parametrize("step", ["beginning", "main1", "combat", "main2", "end"])
+def test_every_step_and_card_placement_observed_as_the_model_does(step: str, support: Any) -> None:
+    setup = {"players": 2, "turn": 4, "active": 1, "step": step, "mana": [1, 2], "life": [20, 9],
+             "cards": [{"id": "a", "card": "Slickshot Show-Off", "owner": 0, "zone": "exile", "plotted_turn": 2},
+                       {"id": "b", "card": "Slickshot Show-Off", "owner": 1, "zone": "battlefield"},
+                       {"id": "c", "card": "Ornithopter", "owner": 1, "zone": "graveyard"},
+                       {"id": "d", "card": "Ornithopter", "owner": 0, "zone": "exile"},
+                       {"id": "l1", "card": "Island", "owner": 1, "zone": "library"},
+                       {"id": "l2", "card": "Forest", "owner": 1, "zone": "library"}]}
+    e, m = pair(setup)
+    assert declared(e.observe(), support.observe) == declared(m.observe(), support.observe)
+    assert engine_actions(e) == model_actions(m, support.verbs)
+
+
+def test_plotting_then_casting_the_same_turn_agrees_with_the_model(support: Any) -> None:
+    doc = scenario("plot-waits-a-turn.json")
+    e, m = pair(doc["setup"])
+    for act in doc["actions"]:
+        act = {k: v for k, v in act.items() if k != "expect"}
+        before = e.observe()
+        got, want = e.apply(act), m.apply(act)
+        assert got.legal == want.legal, (act, got, want)
+        if not got.legal:
+            assert got.reason  # phase's own message
+            assert e.observe() == before  # an illegal action changes nothing
+    # CR 702.170d: the card stays plotted in exile, still turn 1
+    assert declared(e.observe(), support.observe) == declared(m.observe(), support.observe)
+    assert e.observe()["plotted"] == ["show"]
+
+
+def test_plotted_card_cast_on_a_later_turn_goes_on_the_stack(support: Any) -> None:
+    setup = {"players": 2, "turn": 3, "active": 0, "step": "main1", "mana": [0, 0],
+             "cards": [{"id": "show", "card": "Slickshot Show-Off", "owner": 0, "zone": "exile", "plotted_turn": 2}]}
+    e, m = pair(setup)
+    act = {"player": 0, "do": "cast", "card": "show", "how": "plotted"}
+    assert e.apply(act).legal and m.apply(act).legal  # free: no mana needed (CR 702.170d)
+    assert e.observe()["stack"] == ["show"]
+    assert declared(e.observe(), support.observe) == declared(m.observe(), support.observe)
+    for p in (0, 1):
+        e.apply({"player": p, "do": "pass"})
+        m.apply({"player": p, "do": "pass"})
+    assert e.observe()["zones"] == {"show": "battlefield"}
+    assert declared(e.observe(), support.observe) == declared(m.observe(), support.observe)
+
+
+def test_plot_needs_the_mana_in_both(support: Any) -> None:
+    setup = {"players": 2, "turn": 1, "active": 0, "step": "main1", "mana": [1, 0],
+             "cards": [{"id": "show", "card": "Slickshot Show-Off", "owner": 0, "zone": "hand"}]}
+    e, m = pair(setup)
+    act = {"player": 0, "do": "plot", "card": "show"}
+    assert not e.apply(act).legal and not m.apply(act).legal
+    assert engine_actions(e) == model_actions(m, support.verbs) == ['{"do": "pass", "player": 0}']
+
+
+def test_listed_actions_are_well_formed_and_match_the_model(support: Any) -> None:
+    doc = scenario("plot-waits-a-turn.json")
+    e, m = pair(doc["setup"])
+    session = Session.begin(doc["setup"], source="(test)")
+    seen: set[str] = set()
+    for _ in range(12):
+        acts = e.actions()
+        assert engine_actions(e) == model_actions(m, support.verbs)
+        if not acts:  # the game is over (player 1 drew from an empty library)
+            assert m.observe()["game_over"]
+            break
+        session.to_model(acts, m.state, source="(phase)", field="actions")  # raises on a malformed action
+        seen.update(a["do"] for a in acts)
+        e.apply(acts[-1])
+        m.apply(acts[-1])
+    assert seen == {"pass", "plot", "cast"}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_play_agrees_with_the_model(seed: int, support: Any) -> None:
+    rng = random.Random(seed)
+    setup = {"players": 2, "turn": 2, "active": seed % 2, "step": "main1", "mana": [2, 1 + seed % 2],
+             "cards": [{"id": "s0", "card": "Slickshot Show-Off", "owner": 0, "zone": "hand"},
+                       {"id": "s1", "card": "Slickshot Show-Off", "owner": 1, "zone": "hand"},
+                       {"id": "p1", "card": "Slickshot Show-Off", "owner": 1, "zone": "exile", "plotted_turn": 2},
+                       {"id": "o0", "card": "Ornithopter", "owner": 0, "zone": "hand"},
+                       {"id": "m0", "card": "Mountain", "owner": 0, "zone": "library"},
+                       {"id": "m1", "card": "Mountain", "owner": 1, "zone": "library"}]}
+    e, m = pair(setup)
+    trail: list[dict[str, Any]] = []
+    for _ in range(30):
+        assert declared(e.observe(), support.observe) == declared(m.observe(), support.observe), trail
+        listed = model_actions(m, support.verbs)
+        assert engine_actions(e) == listed, trail
+        if not listed:
+            break
+        act = json.loads(rng.choice(listed))
+        trail.append(act)
+        assert e.apply(act).legal == m.apply(act).legal, trail
+
+
+@pytest.mark.parametrize("name", in_scope_scenarios())
+def test_scenario_files_in_scope_get_their_expected_verdicts(name: str) -> None:
+    doc = scenario(name)
+    if doc.get("variant"):
+        pytest.skip("phase plays the rules as written, not a rule variant")
+    e, m = pair(doc["setup"])
+    for act in doc["actions"]:
+        want = act.get("expect", "legal") == "legal"
+        act = {k: v for k, v in act.items() if k != "expect"}
+        assert e.apply(act).legal == m.apply(act).legal == want, act
+
+
+def test_scenario_files_in_scope_exist() -> None:
+    assert "plot-waits-a-turn.json" in in_scope_scenarios()
+
+
+@pytest.mark.parametrize("change", [
+    {"players": 3, "mana": [0, 0, 0]},
+    {"cards": [{"id": "x", "card": "Lightning Bolt", "owner": 0, "zone": "hand"}]},
+    {"cards": [{"id": "x", "card": "Mountain", "owner": 0, "zone": "battlefield"}]},
+    {"cards": [{"id": f"m{i}", "card": "Mountain", "owner": 0, "zone": "library"} for i in range(8)]},
+    {"extra_turns": [1]},
+    {"players": "two"},
+])
+def test_positions_outside_the_scope_are_refused(change: dict[str, Any]) -> None:
+    setup = {"players": 2, "turn": 1, "active": 0, "step": "main1", "mana": [0, 0], "cards": []}
+    setup.update(change)
+    with pytest.raises(EngineRefused):
+        PhaseEngine().setup(setup)
