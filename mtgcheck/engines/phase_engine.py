@@ -14,12 +14,13 @@ Card data
     the ``keywords`` list).  Nothing is copied from phase's own card data.
 
 Supported scope
-    Only cards whose whole life in our vocabulary needs no target, no choice and no
-    triggered ability are declared (``SCOPE``), and of those only the ones whose face phase
-    builds without an ``Unimplemented`` effect.  Today: Slickshot Show-Off (plot, cast from
-    hand, cast plotted; its trigger needs a noncreature spell, and no card of the scope is
-    one), Ornithopter, and the basic lands outside the battlefield.  Two players, no
-    Planechase, no player who left, no extra turns.
+    Only cards whose life in our vocabulary the adapter can map are declared (``SCOPE``):
+    no choice beyond targets, no X, kicker, split halves or additional costs, and only red
+    coloured mana symbols (see Mana).  Of those, only the ones whose face phase builds
+    without an ``Unimplemented`` effect are declared.  Today: Slickshot Show-Off (plot,
+    cast from hand, cast plotted, its +2/+0 trigger), Lightning Bolt (targets), Ornithopter,
+    and the basic lands outside the battlefield.  Two players, no Planechase, no player who
+    left, no extra turns.
 
 Mana
     Our model's mana is an abstract amount per player that refills at the start of its
@@ -42,20 +43,25 @@ Turn structure
     could hold more than seven cards are refused.
 
 Observation
-    zones, plotted, turn, active, step, stack, life, priority.  A card is tracked by phase's
-    ``card_id`` (the physical card), not by its object id, which phase may renumber when
-    the card changes zones.  A card is plotted when it is in exile with phase's ``Plotted``
-    casting permission.
+    zones, plotted, turn, active, step, stack, life, priority, in_game, game_over.  A card
+    is tracked by phase's ``card_id`` (the physical card), not by its object id, which phase
+    may renumber when the card changes zones.  A card is plotted when it is in exile with
+    phase's ``Plotted`` casting permission.  A player who lost is eliminated in phase, which
+    exiles what they owned; we report those cards ``outside`` (CR 800.4a).  Triggered
+    abilities on the stack are named by their source (Slickshot Show-Off's is
+    ``ability:show-off-pump``).
 
 Actions
     phase's legal actions are mapped back (``PassPriority`` -> pass; ``ActivateAbility`` of a
     card's plot ability from the hand -> plot; ``CastSpell`` from the hand -> cast normal,
     from exile with the plotted permission -> cast plotted); land plays, mana abilities and
-    attacks have no counterpart and are not listed.  ``lists_actions`` is declared because
-    within the scope every legal action of our model has a phase counterpart and phase's
-    list is filtered to the affordable ones (see ``_affordable``).  ``apply`` submits the
-    action to phase; phase refuses an illegal action by raising ``ValueError`` (the reason is
-    its message), and the state is then restored from a snapshot.
+    attacks have no counterpart and are not listed.  phase lists a spell before its targets
+    and costs, so each listed cast is tried on a snapshot: every sequence of targets phase
+    then offers and accepts is one of our actions, and a cast phase cannot complete (not
+    enough mana) is not listed.  So within the scope the lists compare like for like, and
+    ``lists_actions`` is declared.  ``apply`` submits the action (then the targets, in
+    order) to phase; phase refuses an illegal action by raising ``ValueError`` (its message
+    is the reason), and the state is then restored from a snapshot taken before.
 """
 
 from __future__ import annotations
@@ -73,8 +79,8 @@ from mtgcheck.engines.vocab import Session
 from mtgcheck.errors import FormatError
 from mtgcheck.model import cards as pool
 
-#: Cards whose actions in our vocabulary need no target, choice or trigger (see the module doc).
-SCOPE = ("Slickshot Show-Off", "Ornithopter", "Forest", "Island", "Mountain", "Plains", "Swamp")
+#: Cards whose actions the adapter maps (see the module docstring); declared if phase builds them whole.
+SCOPE = ("Slickshot Show-Off", "Lightning Bolt", "Ornithopter", "Forest", "Island", "Mountain", "Plains", "Swamp")
 #: The land that stands for one unit of our abstract mana (every coloured symbol of SCOPE is {R}).
 MANA_LAND = "Mountain"
 #: Our step -> the phase step that stands for it (where a position is set up and passes stop).
@@ -346,11 +352,15 @@ class PhaseEngine:
         out: list[dict[str, Any]] = []
         for a in self.game.actions():
             doc = self._to_ours(p, a)
-            if doc is not None and doc not in out and self._affordable(p, a):
-                out.append(doc)
+            if doc is None:
+                continue
+            for full in self._completions(p, a, doc):
+                if full not in out:
+                    out.append(full)
         return out
 
     def _to_ours(self, p: int, a: Any) -> dict[str, Any] | None:
+        """phase's action as ours (without targets), or None if our vocabulary has no word for it."""
         kind, data = a.kind, a.data or {}
         if kind == "PassPriority":
             return {"player": p, "do": "pass"}
@@ -371,27 +381,75 @@ class PhaseEngine:
                 return {"player": p, "do": "cast", "card": card, "how": "plotted"}
         return None
 
-    def _affordable(self, p: int, a: Any) -> bool:
-        """phase lists what the rules allow before costs; keep what it would actually accept."""
+    def _completions(self, p: int, a: Any, doc: dict[str, Any]) -> list[dict[str, Any]]:
+        """The ways phase accepts ``a`` to the end (costs paid, every target chosen), as our actions.
+
+        phase lists a spell or ability before its targets and costs; it is tried on a snapshot,
+        and each sequence of targets that phase offers and accepts becomes one action.
+        """
         if a.kind == "PassPriority":
-            return True
+            return [doc]
         snap = self.game.state()
         try:
-            self.game.apply(p, a)
-            return True
-        except ValueError:
-            return False
+            try:
+                self.game.apply(p, a)
+            except ValueError:
+                return []
+            return [dict(doc, targets=t) if t else doc for t in self._target_choices(p, snap)]
         finally:
             self.game = _engine().load_game(snap)
 
+    def _target_choices(self, p: int, snap: Any) -> list[list[str]]:
+        """Every complete choice of targets from the current prompt on (``[[]]``: none asked)."""
+        w = self.game.waiting_for()
+        if w.get("type") != "TargetSelection":
+            return [[]] if w.get("type") in ("Priority", "GameOver") else []
+        out: list[list[str]] = []
+        here = self.game.state()
+        for t in w["data"]["selection"]["current_legal_targets"]:
+            ours = self._target_name(t)
+            if ours is None:
+                continue  # a permanent outside our cards (a mana land): nothing of ours names it
+            try:
+                self.game.apply(p, phase.GameAction.from_dict({"type": "ChooseTarget", "data": {"target": t}}))
+            except ValueError:
+                continue
+            out += [[ours, *rest] for rest in self._target_choices(p, snap)]
+            self.game = _engine().load_game(here)
+        return out
+
+    def _target_name(self, t: dict[str, Any]) -> str | None:
+        if "Player" in t:
+            return f"player:{int(t['Player'])}"
+        if "Object" in t:
+            return self._our_card(int(t["Object"]))
+        return None
+
+    def _target_value(self, name: str) -> dict[str, Any] | None:
+        if name.startswith("player:"):
+            return {"Player": int(name.split(":", 1)[1])}
+        obj = self._object(name) if name in self.cards else None
+        return {"Object": int(obj["id"])} if obj else None
+
     def apply(self, action: dict[str, Any]) -> Applied:
-        p, verb = int(action["player"]), action["do"]
+        p = int(action["player"])
         pa = self._to_phase(action)
         if isinstance(pa, Applied):
             return pa
         snap = self.game.state()
+        targets = list(action.get("targets") or [])
         try:
             self.game.apply(p, pa)
+            while self.game.waiting_for().get("type") == "TargetSelection":
+                if not targets:
+                    raise ValueError("a target is missing")
+                name = targets.pop(0)
+                value = self._target_value(name)
+                if value is None:
+                    raise ValueError(f"target {name} is not in the game")
+                self.game.apply(p, phase.GameAction.from_dict({"type": "ChooseTarget", "data": {"target": value}}))
+            if targets:
+                raise ValueError(f"phase asked for fewer targets; {', '.join(targets)} left over")
         except ValueError as exc:
             self.game = _engine().load_game(snap)
             return Applied(False, f"phase: {exc}")
@@ -417,9 +475,8 @@ class PhaseEngine:
             return phase.GameAction.from_dict({"type": "ActivateAbility",
                                                "data": {"source_id": obj["id"], "ability_index": idx}})
         how = action.get("how")
-        if action.get("x", 0) or action.get("kicker") or action.get("targets") or action.get("sacrifice") \
-                or action.get("half"):
-            return Applied(False, "phase adapter: no card of the scope takes X, kicker, targets, sacrifices or halves")
+        if action.get("x", 0) or action.get("kicker") or action.get("sacrifice") or action.get("half"):
+            return Applied(False, "phase adapter: no card of the scope takes X, kicker, sacrifices or halves")
         if how == "normal" and obj.get("zone") != "Hand":
             return Applied(False, f"phase: {card} is not in hand (a normal cast here is from the hand)")
         if how == "plotted" and not self._plotted(obj):
