@@ -98,6 +98,9 @@ PER_PLAYER = {"library": True, "hand": True, "graveyard": True, "exile": False, 
 #: Triggered abilities of the pool, by source name, as our observations name them.
 ABILITY_KIND = {"Slickshot Show-Off": "show-off-pump"}
 OBSERVED = ("zones", "plotted", "turn", "active", "step", "stack", "life", "priority", "in_game", "game_over")
+#: phase plays 3 and 4 players (format FreeForAll), but when a player loses there it diverges
+#: from our model in ways not yet understood (who is active, what turn follows), so only 2.
+PLAYERS = frozenset({2})
 HAND_SIZE = 7  # CR 402.2 is not modelled; see setup
 MAX_SETTLE = 64  # automatic passes in one go: more means phase is looping
 
@@ -189,7 +192,7 @@ class PhaseEngine:
         support = Support(cards=_faces()[1], verbs=frozenset({"pass", "plot", "cast"}),
                           hows=frozenset({"normal", "plotted"}),
                           observe=frozenset(OBSERVED),
-                          players=frozenset({2}), max_x=0, lists_actions=True)
+                          players=PLAYERS, max_x=0, lists_actions=True)
         return EngineInfo("phase", _version(), support, extra={"mana_land": MANA_LAND})
 
     # -- setup ---------------------------------------------------------------------------
@@ -200,8 +203,8 @@ class PhaseEngine:
         except FormatError as exc:
             raise EngineRefused(str(exc)) from None
         supported = _faces()[1]
-        if pos.players != 2:
-            raise EngineRefused(f"phase adapter: {pos.players} players (supported: 2)")
+        if pos.players not in PLAYERS:
+            raise EngineRefused(f"phase adapter: {pos.players} players (supported: {sorted(PLAYERS)})")
         if pos.planechase is not None or pos.left or pos.extra_turns:
             raise EngineRefused("phase adapter: Planechase, players who left and extra turns are not supported")
         for c in pos.cards:
@@ -222,7 +225,8 @@ class PhaseEngine:
             if not decks[p]:
                 decks[p].append(MANA_LAND)  # phase refuses an empty deck; the spare card is removed below
         try:
-            g = _engine().new_game(decks[0], decks[1], seed=0, first_player=pos.active)
+            g = _engine().new_game(decks[0], decks[1], extra_players=decks[2:], seed=0, first_player=pos.active,
+                                   format="Standard" if pos.players == 2 else "FreeForAll")
             full = g.state()
         except ValueError as exc:
             raise EngineError("crash", f"phase new_game: {exc}") from None
