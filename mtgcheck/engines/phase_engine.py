@@ -69,7 +69,7 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
-from importlib import metadata
+from importlib import metadata, resources
 from typing import Any
 
 import phase
@@ -101,11 +101,12 @@ OBSERVED = ("zones", "plotted", "turn", "active", "step", "stack", "life", "prio
 #: phase plays 3 and 4 players (format FreeForAll), but when a player loses there it diverges
 #: from our model in ways not yet understood (who is active, what turn follows), so only 2.
 PLAYERS = frozenset({2})
-HAND_SIZE = 7  # CR 402.2 is not modelled; see setup
+HAND_SIZE = 7  # the cleanup discard (CR 514.1) is not in our model; see setup
 MAX_SETTLE = 64  # automatic passes in one go: more means phase is looping
 
 
 def _record(name: str) -> dict[str, Any]:
+    """Our raw record of a card (the MTGJSON-shaped fields, which the model's CardDef digests)."""
     for rec in _records():
         if rec["name"] == name:
             return rec
@@ -114,8 +115,6 @@ def _record(name: str) -> dict[str, Any]:
 
 @cache
 def _records() -> tuple[dict[str, Any], ...]:
-    from importlib import resources
-
     doc = json.loads(resources.files("mtgcheck.data").joinpath("cards.json").read_text(encoding="utf-8"))
     return tuple(doc["cards"])
 
@@ -210,7 +209,7 @@ class PhaseEngine:
         for c in pos.cards:
             if c.card not in supported:
                 raise EngineRefused(f"phase adapter: card {c.card!r} is not supported")
-            if c.zone == "battlefield" and "Land" in _record(c.card)["types"]:
+            if c.zone == "battlefield" and "Land" in pool.card(c.card).types:
                 raise EngineRefused("phase adapter: a land on the battlefield would be mana in phase, not in the model")
         for p in range(pos.players):
             held = sum(1 for c in pos.cards if c.owner == p and c.zone in ("hand", "library"))
@@ -399,11 +398,11 @@ class PhaseEngine:
                 self.game.apply(p, a)
             except ValueError:
                 return []
-            return [dict(doc, targets=t) if t else doc for t in self._target_choices(p, snap)]
+            return [dict(doc, targets=t) if t else doc for t in self._target_choices(p)]
         finally:
             self.game = _engine().load_game(snap)
 
-    def _target_choices(self, p: int, snap: Any) -> list[list[str]]:
+    def _target_choices(self, p: int) -> list[list[str]]:
         """Every complete choice of targets from the current prompt on (``[[]]``: none asked)."""
         w = self.game.waiting_for()
         if w.get("type") != "TargetSelection":
@@ -416,10 +415,11 @@ class PhaseEngine:
                 continue  # a permanent outside our cards (a mana land): nothing of ours names it
             try:
                 self.game.apply(p, phase.GameAction.from_dict({"type": "ChooseTarget", "data": {"target": t}}))
+                out += [[ours, *rest] for rest in self._target_choices(p)]
             except ValueError:
-                continue
-            out += [[ours, *rest] for rest in self._target_choices(p, snap)]
-            self.game = _engine().load_game(here)
+                pass
+            finally:
+                self.game = _engine().load_game(here)
         return out
 
     def _target_name(self, t: dict[str, Any]) -> str | None:
@@ -529,6 +529,7 @@ class PhaseEngine:
                 "in_game": in_game, "game_over": over}
 
     def _active(self) -> int:
+        """The active player: phase-python shows it only in the full state (the costly read)."""
         return int(self.game.state()["state"]["active_player"])
 
     def close(self) -> None:
