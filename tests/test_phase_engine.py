@@ -74,15 +74,27 @@ def walk(setup: dict[str, Any], support: Any, rng: random.Random, *, turns: set[
         assert engine_actions(e) == listed, trail
         if not listed:
             break
-        act = json.loads(rng.choice(listed))
+        staying = [a for a in listed if json.loads(a)["do"] != "leave"]  # leaving ends the walk too soon
+        act = json.loads(rng.choice(staying or listed))
         trail.append(act)
         assert e.apply(act).legal == m.apply(act).legal, trail
     return trail
 
 
-def in_scope_scenarios() -> list[str]:
-    """The scenario files (rules as written) whose position the adapter accepts, found at run time."""
-    names = []
+#: Scenario files in scope on which phase is known to diverge from the model (and the file).
+DIVERGES = {
+    "leave-spell-ceases-to-exist.json":
+        "phase 0.103.0 divergence: passes made before a player left the game still count in phase, so the "
+        "step ends when the one player who had not passed passes; our model makes every remaining player pass "
+        "anew after someone leaves (the spell they owned ceased to exist, CR 800.4a; passes in succession, "
+        "CR 117.4)",
+}
+
+
+def in_scope_scenarios() -> list[Any]:
+    """The scenario files (rules as written) whose position the adapter accepts, found at run time;
+    the known divergences are strict xfails."""
+    names: list[Any] = []
     for path in sorted(SCENARIOS.glob("*.json")):
         doc = json.loads(path.read_text(encoding="utf-8"))
         if doc.get("variant"):
@@ -91,7 +103,9 @@ def in_scope_scenarios() -> list[str]:
             PhaseEngine().setup(doc["setup"])
         except EngineRefused:
             continue
-        names.append(path.name)
+        reason = DIVERGES.get(path.name)
+        names.append(pytest.param(path.name, marks=pytest.mark.xfail(strict=True, reason=reason)) if reason
+                     else path.name)
     return names
 
 
@@ -101,8 +115,8 @@ def test_hello_declares_a_scope_inside_the_pool(support: Any) -> None:
     assert info.version == metadata.version("phase-python")
     assert support.cards <= pool.card_names()
     assert "Slickshot Show-Off" in support.cards  # the plot card the scope is built around
-    assert {"pass", "plot", "cast"} <= support.verbs and support.hows == {"normal", "plotted"}
-    assert support.players == {2}
+    assert support.verbs == {"pass", "plot", "cast", "leave"} and support.hows == {"normal", "plotted"}
+    assert support.players == {2, 3, 4}
     assert support.observe <= set(ModelEngine().hello().support.observe)
 
 
@@ -172,7 +186,8 @@ def test_plot_needs_the_mana_in_both(support: Any) -> None:
     e, m = pair(setup)
     act = {"player": 0, "do": "plot", "card": "show"}
     assert not e.apply(act).legal and not m.apply(act).legal
-    assert engine_actions(e) == model_actions(m, support.verbs) == ['{"do": "pass", "player": 0}']
+    assert engine_actions(e) == model_actions(m, support.verbs)
+    assert [a for a in e.actions() if a["do"] != "leave"] == [{"player": 0, "do": "pass"}]
 
 
 def test_listed_actions_are_well_formed_and_match_the_model(support: Any) -> None:
@@ -188,9 +203,10 @@ def test_listed_actions_are_well_formed_and_match_the_model(support: Any) -> Non
             break
         session.to_model(acts, m.state, source="(phase)", field="actions")  # raises on a malformed action
         seen.update(a["do"] for a in acts)
-        e.apply(acts[-1])
-        m.apply(acts[-1])
-    assert seen == {"pass", "plot", "cast"}
+        act = [a for a in acts if a["do"] != "leave"][-1]
+        e.apply(act)
+        m.apply(act)
+    assert seen == {"pass", "plot", "cast", "leave"}
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -287,6 +303,36 @@ def test_plotted_instant_in_a_main_phase_agrees_with_the_model(support: Any) -> 
     assert declared(e.observe(), support.observe) == declared(m.observe(), support.observe)
 
 
+@pytest.mark.parametrize("players", [3, 4])
+def test_random_play_with_more_players_agrees_with_the_model(players: int, support: Any) -> None:
+    """Three and four players, everyone with cards to draw (no one leaves: see the next test)."""
+    rng = random.Random(players)
+    cards = [{"id": f"s{p}", "card": "Slickshot Show-Off", "owner": p, "zone": "hand"} for p in range(players)]
+    cards += [{"id": f"b{p}", "card": "Lightning Bolt", "owner": p, "zone": "hand"} for p in range(players)]
+    cards += [{"id": f"l{p}{i}", "card": "Forest", "owner": p, "zone": "library"}
+              for p in range(players) for i in range(3)]
+    setup = {"players": players, "turn": 2, "active": 1, "step": "main1", "mana": [2] * players,
+             "life": [20] * players, "cards": cards}
+    trail = walk(setup, support, rng, turns=set(range(2, 10)))
+    assert len(trail) == 30
+
+
+@pytest.mark.xfail(strict=True, reason="phase 0.103.0 divergence: when the active player leaves the game (here by "
+                   "drawing from an empty library), phase ends their turn after the current step and starts the "
+                   "next player's; our model goes on with that turn without an active player (CR 800.4j, as the "
+                   "model reads it)")
+def test_turn_of_an_active_player_who_left_goes_on() -> None:
+    setup = {"players": 3, "turn": 1, "active": 2, "step": "end", "mana": [0, 0, 0],
+             "cards": [{"id": "f1", "card": "Forest", "owner": 1, "zone": "library"},
+                       {"id": "f2", "card": "Forest", "owner": 2, "zone": "library"}]}
+    e, m = pair(setup)
+    for p in (2, 0, 1, 1, 2):  # end of turn 1; player 0 draws from an empty library and leaves; all pass
+        assert e.apply({"player": p, "do": "pass"}).legal and m.apply({"player": p, "do": "pass"}).legal
+    assert e.observe()["in_game"] == m.observe()["in_game"] == [1, 2]
+    assert (m.observe()["turn"], m.observe()["step"]) == (2, "main1")
+    assert (e.observe()["turn"], e.observe()["step"]) == (2, "main1")
+
+
 @pytest.mark.parametrize("name", in_scope_scenarios())
 def test_scenario_files_in_scope_get_their_expected_verdicts(name: str) -> None:
     doc = scenario(name)
@@ -298,11 +344,14 @@ def test_scenario_files_in_scope_get_their_expected_verdicts(name: str) -> None:
 
 
 def test_scenario_files_in_scope_exist() -> None:
-    assert "plot-waits-a-turn.json" in in_scope_scenarios()
+    names = [n if isinstance(n, str) else n.values[0] for n in in_scope_scenarios()]
+    assert "plot-waits-a-turn.json" in names
+    assert set(DIVERGES) <= set(names)  # a known divergence that left the scope is stale
 
 
 @pytest.mark.parametrize("change", [
-    {"players": 3, "mana": [0, 0, 0]},
+    {"planechase": {"decks": [["Otaria"], []], "plane": {"name": "Otaria", "owner": 0, "counters": 0},
+                    "controller": 0}},
     {"cards": [{"id": "x", "card": "Counterspell", "owner": 0, "zone": "hand"}]},
     {"cards": [{"id": "x", "card": "Mountain", "owner": 0, "zone": "battlefield"}]},
     {"cards": [{"id": f"m{i}", "card": "Mountain", "owner": 0, "zone": "library"} for i in range(8)]},

@@ -19,8 +19,8 @@ Supported scope
     coloured mana symbols (see Mana).  Of those, only the ones whose face phase builds
     without an ``Unimplemented`` effect are declared.  Today: Slickshot Show-Off (plot,
     cast from hand, cast plotted, its +2/+0 trigger), Lightning Bolt (targets), Ornithopter,
-    and the basic lands outside the battlefield.  Two players, no Planechase, no player who
-    left, no extra turns.
+    and the basic lands outside the battlefield.  Two to four players (phase's FreeForAll
+    format above two), no Planechase, no player who left, no extra turns.
 
 Mana
     Our model's mana is an abstract amount per player that refills at the start of its
@@ -55,7 +55,9 @@ Actions
     phase's legal actions are mapped back (``PassPriority`` -> pass; ``ActivateAbility`` of a
     card's plot ability from the hand -> plot; ``CastSpell`` from the hand -> cast normal,
     from exile with the plotted permission -> cast plotted); land plays, mana abilities and
-    attacks have no counterpart and are not listed.  phase lists a spell before its targets
+    attacks have no counterpart and are not listed.  ``leave`` is phase's ``Concede``, which
+    phase accepts from any player in the game at any time and leaves out of its list of
+    legal actions by design: the adapter lists it for every player still in the game.  phase lists a spell before its targets
     and costs, so each listed cast is tried on a snapshot: every sequence of targets phase
     then offers and accepts is one of our actions, and a cast phase cannot complete (not
     enough mana) is not listed.  So within the scope the lists compare like for like, and
@@ -98,9 +100,8 @@ PER_PLAYER = {"library": True, "hand": True, "graveyard": True, "exile": False, 
 #: Triggered abilities of the pool, by source name, as our observations name them.
 ABILITY_KIND = {"Slickshot Show-Off": "show-off-pump"}
 OBSERVED = ("zones", "plotted", "turn", "active", "step", "stack", "life", "priority", "in_game", "game_over")
-#: phase plays 3 and 4 players (format FreeForAll), but when a player loses there it diverges
-#: from our model in ways not yet understood (who is active, what turn follows), so only 2.
-PLAYERS = frozenset({2})
+#: 3 and 4 players are phase's FreeForAll format (its Standard format seats 2).
+PLAYERS = frozenset({2, 3, 4})
 HAND_SIZE = 7  # the cleanup discard (CR 514.1) is not in our model; see setup
 MAX_SETTLE = 64  # automatic passes in one go: more means phase is looping
 
@@ -188,7 +189,7 @@ class PhaseEngine:
     # -- hello ---------------------------------------------------------------------------
 
     def hello(self) -> EngineInfo:
-        support = Support(cards=_faces()[1], verbs=frozenset({"pass", "plot", "cast"}),
+        support = Support(cards=_faces()[1], verbs=frozenset({"pass", "plot", "cast", "leave"}),
                           hows=frozenset({"normal", "plotted"}),
                           observe=frozenset(OBSERVED),
                           players=PLAYERS, max_x=0, lists_actions=True)
@@ -352,7 +353,9 @@ class PhaseEngine:
         p = self._priority()
         if p is None:
             return []
-        out: list[dict[str, Any]] = []
+        # phase's Concede is legal for any player in the game at any time and is never in its
+        # list of legal actions (it says so), so it is listed here for every such player.
+        out: list[dict[str, Any]] = [{"player": q, "do": "leave"} for q in self._in_game()]
         for a in self.game.actions():
             doc = self._to_ours(p, a)
             if doc is None:
@@ -464,6 +467,8 @@ class PhaseEngine:
         verb = action.get("do")
         if verb == "pass":
             return phase.GameAction.from_dict({"type": "PassPriority"})
+        if verb == "leave":
+            return phase.GameAction.from_dict({"type": "Concede", "data": {"player_id": int(action["player"])}})
         card = action.get("card")
         if verb not in ("plot", "cast") or card not in self.cards:
             return Applied(False, f"phase adapter: {verb!r} is outside the supported scope")
@@ -527,6 +532,9 @@ class PhaseEngine:
                 "step": STEP_OF.get(g.phase, str(g.phase)), "stack": stack,
                 "life": [int(pl["life"]) for pl in st_player], "priority": prio,
                 "in_game": in_game, "game_over": over}
+
+    def _in_game(self) -> list[int]:
+        return [p for p in range(self.players) if not self.game.player(p).get("is_eliminated")]
 
     def _active(self) -> int:
         """The active player: phase-python shows it only in the full state (the costly read)."""
