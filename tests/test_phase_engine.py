@@ -130,6 +130,13 @@ def test_open_engine_phase_serves_the_adapter() -> None:
         eng.close()
 
 
+def test_calls_before_setup_are_engine_errors() -> None:
+    from mtgcheck.engines.base import EngineError
+
+    with pytest.raises(EngineError):
+        PhaseEngine().observe()
+
+
 def test_start_position_observed_as_the_model_does(support: Any) -> None:
     e, m = pair(scenario("plot-waits-a-turn.json")["setup"])
     assert declared(e.observe(), support.observe) == declared(m.observe(), support.observe)
