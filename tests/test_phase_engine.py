@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("phase")
 
 from mtgcheck.engines import open_engine  # noqa: E402
-from mtgcheck.engines.base import EngineRefused  # noqa: E402
+from mtgcheck.engines.base import EngineError, EngineRefused  # noqa: E402
 from mtgcheck.engines.model_engine import ModelEngine  # noqa: E402
 from mtgcheck.engines.phase_engine import PhaseEngine  # noqa: E402
 from mtgcheck.engines.vocab import Session  # noqa: E402
@@ -131,8 +131,6 @@ def test_open_engine_phase_serves_the_adapter() -> None:
 
 
 def test_calls_before_setup_are_engine_errors() -> None:
-    from mtgcheck.engines.base import EngineError
-
     with pytest.raises(EngineError):
         PhaseEngine().observe()
 
@@ -324,6 +322,19 @@ def test_random_play_with_more_players_agrees_with_the_model(players: int, suppo
     assert len(trail) == 30
 
 
+def test_a_player_who_already_left_is_out_in_both(support: Any) -> None:
+    setup = {"players": 4, "turn": 3, "active": 2, "step": "main1", "mana": [1, 1, 1, 1], "left": [0, 3],
+             "cards": [{"id": "b1", "card": "Lightning Bolt", "owner": 1, "zone": "hand"},
+                       {"id": "s2", "card": "Slickshot Show-Off", "owner": 2, "zone": "hand"},
+                       {"id": "f1", "card": "Forest", "owner": 1, "zone": "library"},
+                       {"id": "f2", "card": "Forest", "owner": 2, "zone": "library"}]}
+    e, m = pair(setup)
+    assert e.observe()["in_game"] == [1, 2]
+    assert declared(e.observe(), support.observe) == declared(m.observe(), support.observe)
+    trail = walk(setup, support, random.Random(0), turns={3, 4})
+    assert {a["player"] for a in trail} <= {1, 2}
+
+
 @pytest.mark.xfail(strict=True, reason="phase 0.103.0 divergence: when the active player leaves the game (here by "
                    "drawing from an empty library), phase ends their turn after the current step and starts the "
                    "next player's; our model goes on with that turn without an active player (CR 800.4j, as the "
@@ -363,6 +374,7 @@ def test_scenario_files_in_scope_exist() -> None:
     {"cards": [{"id": "x", "card": "Mountain", "owner": 0, "zone": "battlefield"}]},
     {"cards": [{"id": f"m{i}", "card": "Mountain", "owner": 0, "zone": "library"} for i in range(8)]},
     {"extra_turns": [1]},
+    {"left": [0]},
     {"players": "two"},
 ])
 def test_positions_outside_the_scope_are_refused(change: dict[str, Any]) -> None:

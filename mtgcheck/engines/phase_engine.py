@@ -20,7 +20,8 @@ Supported scope
     without an ``Unimplemented`` effect are declared.  Today: Slickshot Show-Off (plot,
     cast from hand, cast plotted, its +2/+0 trigger), Lightning Bolt (targets), Ornithopter,
     and the basic lands outside the battlefield.  Two to four players (phase's FreeForAll
-    format above two), no Planechase, no player who left, no extra turns.
+    format above two); players who already left are made to concede after the position is
+    loaded.  No Planechase, no extra turns.
 
 Mana
     Our model's mana is an abstract amount per player that refills at the start of its
@@ -212,8 +213,8 @@ class PhaseEngine:
         supported = _faces()[1]
         if pos.players not in PLAYERS:
             raise EngineRefused(f"phase adapter: {pos.players} players (supported: {sorted(PLAYERS)})")
-        if pos.planechase is not None or pos.left or pos.extra_turns:
-            raise EngineRefused("phase adapter: Planechase, players who left and extra turns are not supported")
+        if pos.planechase is not None or pos.extra_turns:
+            raise EngineRefused("phase adapter: Planechase and extra turns are not supported")
         for c in pos.cards:
             if c.card not in supported:
                 raise EngineRefused(f"phase adapter: card {c.card!r} is not supported")
@@ -282,6 +283,11 @@ class PhaseEngine:
         except ValueError as exc:
             raise EngineError("crash", f"phase load_game: {exc}") from None
         self.players = pos.players
+        for q in pos.left:  # they own no card (CR 800.4a); phase has them concede
+            try:
+                self.game.apply(q, phase.GameAction.from_dict({"type": "Concede", "data": {"player_id": q}}))
+            except ValueError as exc:
+                raise EngineError("crash", f"phase refused the concession of player {q}: {exc}") from None
         self._settle()
 
     # -- playing -------------------------------------------------------------------------
