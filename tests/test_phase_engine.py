@@ -170,6 +170,43 @@ def test_plotting_then_casting_the_same_turn_agrees_with_the_model(support: Any)
     assert e.observe()["plotted"] == ["show"]
 
 
+def test_remanded_plotted_spell_returns_to_hand_unplotted(support: Any) -> None:
+    """CR 400.7: the spell Remand returns is a new object in its owner's hand, no longer plotted."""
+    setup = {"players": 2, "turn": 3, "active": 0, "step": "main1", "mana": [0, 2],
+             "cards": [{"id": "orn", "card": "Ornithopter", "owner": 0, "zone": "exile", "plotted_turn": 1},
+                       {"id": "rem", "card": "Remand", "owner": 1, "zone": "hand"},
+                       {"id": "top", "card": "Island", "owner": 1, "zone": "library"}]}
+    e, m = pair(setup)
+    for act in ({"player": 0, "do": "cast", "card": "orn", "how": "plotted"}, {"player": 0, "do": "pass"},
+                {"player": 1, "do": "cast", "card": "rem", "how": "normal", "targets": ["orn"]}):
+        assert e.apply(act).legal and m.apply(act).legal, act
+        assert declared(e.observe(), support.observe) == declared(m.observe(), support.observe), act
+    while e.observe()["stack"]:
+        p = e.observe()["priority"]
+        assert e.apply({"player": p, "do": "pass"}).legal and m.apply({"player": p, "do": "pass"}).legal
+        assert declared(e.observe(), support.observe) == declared(m.observe(), support.observe)
+    assert e.observe()["zones"] == {"orn": "hand", "rem": "graveyard", "top": "hand"}
+    assert e.observe()["plotted"] == []
+    again = {"player": 0, "do": "cast", "card": "orn", "how": "plotted"}
+    assert not e.apply(again).legal and not m.apply(again).legal
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_random_play_with_counterspells_agrees_with_the_model(seed: int, support: Any) -> None:
+    rng = random.Random(seed)
+    setup = {"players": 2, "turn": 2, "active": seed, "step": "main1", "mana": [3, 3],
+             "cards": [{"id": "o0", "card": "Ornithopter", "owner": 0, "zone": "hand"},
+                       {"id": "o1", "card": "Ornithopter", "owner": 1, "zone": "exile", "plotted_turn": 1},
+                       {"id": "c0", "card": "Counterspell", "owner": 0, "zone": "hand"},
+                       {"id": "c1", "card": "Counterspell", "owner": 1, "zone": "hand"},
+                       {"id": "r0", "card": "Remand", "owner": 0, "zone": "hand"},
+                       {"id": "r1", "card": "Remand", "owner": 1, "zone": "hand"},
+                       {"id": "i0", "card": "Island", "owner": 0, "zone": "library"},
+                       {"id": "i1", "card": "Island", "owner": 1, "zone": "library"}]}
+    trail = walk(setup, support, rng, turns={2, 3})
+    assert any(a.get("targets") for a in trail)
+
+
 def test_plotted_card_cast_on_a_later_turn_goes_on_the_stack(support: Any) -> None:
     setup = {"players": 2, "turn": 3, "active": 0, "step": "main1", "mana": [0, 0],
              "cards": [{"id": "show", "card": "Slickshot Show-Off", "owner": 0, "zone": "exile", "plotted_turn": 2}]}
@@ -370,7 +407,9 @@ def test_scenario_files_in_scope_exist() -> None:
 @pytest.mark.parametrize("change", [
     {"planechase": {"decks": [["Otaria"], []], "plane": {"name": "Otaria", "owner": 0, "counters": 0},
                     "controller": 0}},
-    {"cards": [{"id": "x", "card": "Counterspell", "owner": 0, "zone": "hand"}]},
+    {"cards": [{"id": "x", "card": "Think Twice", "owner": 0, "zone": "hand"}]},
+    {"cards": [{"id": "x", "card": "Counterspell", "owner": 0, "zone": "hand"},
+               {"id": "y", "card": "Lightning Bolt", "owner": 1, "zone": "hand"}]},
     {"cards": [{"id": "x", "card": "Mountain", "owner": 0, "zone": "battlefield"}]},
     {"cards": [{"id": f"m{i}", "card": "Mountain", "owner": 0, "zone": "library"} for i in range(8)]},
     {"extra_turns": [1]},

@@ -14,11 +14,11 @@ Card data
     the ``keywords`` list).  Nothing is copied from phase's own card data.
 
 Supported scope
-    Only cards whose life in our vocabulary the adapter can map are declared (``SCOPE``):
-    no choice beyond targets, no X, kicker, split halves or additional costs, and only red
-    coloured mana symbols (see Mana).  Of those, only the ones whose face phase builds
-    without an ``Unimplemented`` effect are declared.  Today: Slickshot Show-Off (plot,
-    cast from hand, cast plotted, its +2/+0 trigger), Lightning Bolt (targets), Ornithopter,
+    Only cards whose life in our vocabulary the adapter can map are declared (``SCOPE``: no
+    choice beyond targets, no X, kicker, split halves or additional costs), and of those
+    only the ones whose face phase builds without an ``Unimplemented`` effect.  Today:
+    Slickshot Show-Off (plot, cast from hand, cast plotted, its +2/+0 trigger), Lightning
+    Bolt (targets), Counterspell and Remand (a spell on the stack as target), Ornithopter,
     and the basic lands outside the battlefield.  Two to four players (phase's FreeForAll
     format above two); players who already left are made to concede after the position is
     loaded.  No Planechase, no extra turns.
@@ -26,9 +26,11 @@ Supported scope
 Mana
     Our model's mana is an abstract amount per player that refills at the start of its
     player's turn (``setup.mana``).  phase needs real mana, so each player gets that many
-    untapped Mountains of their own on the battlefield, outside our cards (never observed).
-    Every coloured symbol of the scope is {R}, so N Mountains pay exactly the costs of
-    amount at most N, and they untap in their controller's untap step: the same refill.
+    untapped basic lands of their own on the battlefield, outside our cards (never
+    observed), all of the one colour the position's cards ask for (Mountains for red,
+    Islands for blue; Mountains if none): N such lands pay exactly the costs of amount at
+    most N, and they untap in their controller's untap step, the same refill.  Positions
+    whose cards ask for two colours are refused (abstract mana has no colour to split).
     phase pays costs itself (``payment_mode: Auto``).  A land of ours on the battlefield
     would be mana in phase but not in the model, so such positions are refused.
 
@@ -90,9 +92,9 @@ from mtgcheck.errors import FormatError
 from mtgcheck.model import cards as pool
 
 #: Cards whose actions the adapter maps (see the module docstring); declared if phase builds them whole.
-SCOPE = ("Slickshot Show-Off", "Lightning Bolt", "Ornithopter", "Forest", "Island", "Mountain", "Plains", "Swamp")
-#: The land that stands for one unit of our abstract mana (every coloured symbol of SCOPE is {R}).
-MANA_LAND = "Mountain"
+SCOPE = ("Slickshot Show-Off", "Lightning Bolt", "Counterspell", "Remand", "Ornithopter", "Forest", "Island", "Mountain", "Plains", "Swamp")
+#: The basic land that stands for one unit of our abstract mana, by the one colour of a position.
+MANA_LAND = {"W": "Plains", "U": "Island", "B": "Swamp", "R": "Mountain", "G": "Forest", "": "Mountain"}
 #: Our step -> the phase step that stands for it (where a position is set up and passes stop).
 STOP = {"beginning": "Draw", "main1": "PreCombatMain", "combat": "BeginCombat", "main2": "PostCombatMain",
         "end": "End"}
@@ -178,6 +180,13 @@ def _engine() -> Any:
     return phase.Engine.from_json(json.dumps(_faces()[0]))
 
 
+def _colours(name: str) -> set[str]:
+    """The colours of the mana symbols a card's costs (mana cost, plot cost) can ask for."""
+    rec = _record(name)
+    text = (rec.get("manaCost") or "") + (rec.get("plot") or "")
+    return {c for c in "WUBRG" if "{" + c + "}" in text}
+
+
 def _version() -> str:
     try:
         return metadata.version("phase-python")
@@ -201,7 +210,7 @@ class PhaseEngine:
                           hows=frozenset({"normal", "plotted"}),
                           observe=frozenset(OBSERVED),
                           players=PLAYERS, max_x=0, lists_actions=True)
-        return EngineInfo("phase", _version(), support, extra={"mana_land": MANA_LAND})
+        return EngineInfo("phase", _version(), support, extra={"mana_lands": MANA_LAND})
 
     # -- setup ---------------------------------------------------------------------------
 
@@ -225,13 +234,18 @@ class PhaseEngine:
             if held > HAND_SIZE:
                 raise EngineRefused(f"phase adapter: player {p} could hold {held} cards; phase discards to "
                                     f"{HAND_SIZE} at cleanup, the model does not")
+        colours = set().union(*(_colours(c.card) for c in pos.cards))
+        if len(colours) > 1:
+            raise EngineRefused(f"phase adapter: cards of several colours ({''.join(sorted(colours))}); our abstract "
+                                "mana stands for lands of one colour")
+        land = MANA_LAND["".join(colours)]
         decks: list[list[str]] = [[] for _ in range(pos.players)]
         for c in pos.cards:
             decks[c.owner].append(c.card)
         for p in range(pos.players):
-            decks[p] += [MANA_LAND] * pos.mana[p]
+            decks[p] += [land] * pos.mana[p]
             if not decks[p]:
-                decks[p].append(MANA_LAND)  # phase refuses an empty deck; the spare card is removed below
+                decks[p].append(land)  # phase refuses an empty deck; the spare card is removed below
         try:
             g = _engine().new_game(decks[0], decks[1], extra_players=decks[2:], seed=0, first_player=pos.active,
                                    format="Standard" if pos.players == 2 else "FreeForAll")
@@ -259,7 +273,7 @@ class PhaseEngine:
             self.by_card_id[int(o["card_id"])] = c.id
         for p in range(pos.players):
             for _ in range(pos.mana[p]):
-                oid = free[(p, MANA_LAND)].pop(0)
+                oid = free[(p, land)].pop(0)
                 o = objs[str(oid)]
                 o["zone"], o["tapped"], o["controller"] = "Battlefield", False, p
                 zones.setdefault(("battlefield", -1), []).append(oid)
@@ -419,7 +433,10 @@ class PhaseEngine:
                 self.game.apply(p, a)
             except ValueError:
                 return []
-            return [dict(doc, targets=t) if t else doc for t in self._target_choices(p)]
+            choices = self._target_choices(p)
+            if choices == [[]] and doc["do"] == "cast":
+                choices = [self._cast_targets(doc["card"])]  # phase picks a lone legal target itself
+            return [dict(doc, targets=t) if t else doc for t in choices]
         finally:
             self.game = _engine().load_game(snap)
 
@@ -442,6 +459,15 @@ class PhaseEngine:
             finally:
                 self.game = _engine().load_game(here)
         return out
+
+    def _cast_targets(self, card: str) -> list[str]:
+        """The targets of our card's spell on the stack, as our names (phase may have chosen them)."""
+        for entry in self.game.stack():
+            data = entry.get("kind", {}).get("data") or {}
+            if entry.get("kind", {}).get("type") == "Spell" and self._our_card(int(entry["source_id"])) == card:
+                ability = data.get("ability") or {}
+                return [self._target_name(t) or f"?{t}" for t in ability.get("targets") or []]
+        return []
 
     def _target_name(self, t: dict[str, Any]) -> str | None:
         if "Player" in t:
@@ -474,8 +500,10 @@ class PhaseEngine:
                 if value is None:
                     raise ValueError(f"target {name} is not in the game")
                 self.game.apply(p, phase.GameAction.from_dict({"type": "ChooseTarget", "data": {"target": value}}))
-            if targets:
-                raise ValueError(f"phase asked for fewer targets; {', '.join(targets)} left over")
+            if action.get("do") == "cast":
+                chosen = self._cast_targets(action["card"])
+                if chosen != list(action.get("targets") or []):
+                    raise ValueError(f"the spell's targets are {chosen or 'none'}, not those of the action")
         except ValueError as exc:
             self.game = _engine().load_game(snap)
             return Applied(False, f"phase: {exc}")
