@@ -44,6 +44,14 @@ def pair(setup: dict[str, Any]) -> tuple[PhaseEngine, ModelEngine]:
     return e, m
 
 
+def card(cid: str, name: str, owner: int, zone: str, plotted: int | None = None) -> dict[str, Any]:
+    """A setup card object."""
+    doc: dict[str, Any] = {"id": cid, "card": name, "owner": owner, "zone": zone}
+    if plotted is not None:
+        doc["plotted_turn"] = plotted
+    return doc
+
+
 def declared(obs: dict[str, Any], keys: frozenset[str]) -> dict[str, Any]:
     return {k: obs[k] for k in sorted(keys)}
 
@@ -195,14 +203,10 @@ def test_remanded_plotted_spell_returns_to_hand_unplotted(support: Any) -> None:
 def test_random_play_with_counterspells_agrees_with_the_model(seed: int, support: Any) -> None:
     rng = random.Random(seed)
     setup = {"players": 2, "turn": 2, "active": seed, "step": "main1", "mana": [3, 3],
-             "cards": [{"id": "o0", "card": "Ornithopter", "owner": 0, "zone": "hand"},
-                       {"id": "o1", "card": "Ornithopter", "owner": 1, "zone": "exile", "plotted_turn": 1},
-                       {"id": "c0", "card": "Counterspell", "owner": 0, "zone": "hand"},
-                       {"id": "c1", "card": "Counterspell", "owner": 1, "zone": "hand"},
-                       {"id": "r0", "card": "Remand", "owner": 0, "zone": "hand"},
-                       {"id": "r1", "card": "Remand", "owner": 1, "zone": "hand"},
-                       {"id": "i0", "card": "Island", "owner": 0, "zone": "library"},
-                       {"id": "i1", "card": "Island", "owner": 1, "zone": "library"}]}
+             "cards": [card("o0", "Ornithopter", 0, "hand"), card("o1", "Ornithopter", 1, "exile", plotted=1),
+                       card("c0", "Counterspell", 0, "hand"), card("c1", "Counterspell", 1, "hand"),
+                       card("r0", "Remand", 0, "hand"), card("r1", "Remand", 1, "hand"),
+                       card("i0", "Island", 0, "library"), card("i1", "Island", 1, "library")]}
     trail = walk(setup, support, rng, turns={2, 3})
     assert any(a.get("targets") for a in trail)
 
@@ -274,13 +278,10 @@ def test_random_play_with_spells_and_triggers_agrees_with_the_model(seed: int, s
     rng = random.Random(seed)
     setup = {"players": 2, "turn": 3, "active": 0, "step": ["main1", "combat", "end"][seed], "mana": [2, 2],
              "life": [20, 3],
-             "cards": [{"id": "s0", "card": "Slickshot Show-Off", "owner": 0, "zone": "battlefield"},
-                       {"id": "o1", "card": "Ornithopter", "owner": 1, "zone": "battlefield"},
-                       {"id": "b0", "card": "Lightning Bolt", "owner": 0, "zone": "hand"},
-                       {"id": "c0", "card": "Lightning Bolt", "owner": 0, "zone": "hand"},
-                       {"id": "b1", "card": "Lightning Bolt", "owner": 1, "zone": "hand"},
-                       {"id": "m0", "card": "Mountain", "owner": 0, "zone": "library"},
-                       {"id": "m1", "card": "Mountain", "owner": 1, "zone": "library"}]}
+             "cards": [card("s0", "Slickshot Show-Off", 0, "battlefield"), card("o1", "Ornithopter", 1, "battlefield"),
+                       card("b0", "Lightning Bolt", 0, "hand"), card("c0", "Lightning Bolt", 0, "hand"),
+                       card("b1", "Lightning Bolt", 1, "hand"), card("m0", "Mountain", 0, "library"),
+                       card("m1", "Mountain", 1, "library")]}
     trail = walk(setup, support, rng, turns={3})
     assert any(a["do"] == "cast" for a in trail)
 

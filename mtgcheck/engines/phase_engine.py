@@ -92,7 +92,8 @@ from mtgcheck.errors import FormatError
 from mtgcheck.model import cards as pool
 
 #: Cards whose actions the adapter maps (see the module docstring); declared if phase builds them whole.
-SCOPE = ("Slickshot Show-Off", "Lightning Bolt", "Counterspell", "Remand", "Ornithopter", "Forest", "Island", "Mountain", "Plains", "Swamp")
+SCOPE = ("Slickshot Show-Off", "Lightning Bolt", "Counterspell", "Remand", "Ornithopter",
+         "Forest", "Island", "Mountain", "Plains", "Swamp")
 #: The basic land that stands for one unit of our abstract mana, by the one colour of a position.
 MANA_LAND = {"W": "Plains", "U": "Island", "B": "Swamp", "R": "Mountain", "G": "Forest", "": "Mountain"}
 #: Our step -> the phase step that stands for it (where a position is set up and passes stop).
