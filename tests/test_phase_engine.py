@@ -373,6 +373,17 @@ def test_a_player_who_already_left_is_out_in_both(support: Any) -> None:
     assert {a["player"] for a in trail} <= {1, 2}
 
 
+@pytest.mark.xfail(strict=True, reason="phase 0.103.0 divergence: phase's Concede is accepted from a player who "
+                   "already left the game; only a player in the game can concede (CR 104.3a, CR 800.4a)")
+def test_a_player_who_left_cannot_leave_again() -> None:
+    setup = {"players": 3, "turn": 2, "active": 0, "step": "main1", "mana": [0, 0, 0], "left": [1],
+             "cards": [card("f0", "Forest", 0, "library"), card("f2", "Forest", 2, "library")]}
+    e, m = pair(setup)
+    act = {"player": 1, "do": "leave"}
+    assert not m.apply(act).legal
+    assert not e.apply(act).legal
+
+
 @pytest.mark.xfail(strict=True, reason="phase 0.103.0 divergence: when the active player leaves the game (here by "
                    "drawing from an empty library), phase ends their turn after the current step and starts the "
                    "next player's; our model goes on with that turn without an active player (CR 800.4j, as the "

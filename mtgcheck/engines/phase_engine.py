@@ -73,7 +73,8 @@ Divergences seen on this scope (``tests/test_phase_engine.py`` keeps each as a s
     a plotted instant can be cast at instant speed (CR 702.170d); after a non-active player's
     spell triggers their own ability, the active player gets priority (CR 117.3c); passes
     made before a player left still count (CR 117.4); the turn of an active player who left
-    ends after the current step instead of going on without an active player.
+    ends after the current step instead of going on without an active player; a player who
+    left can concede again (CR 104.3a).
 """
 
 from __future__ import annotations
