@@ -10,7 +10,7 @@ from typing import Any, Iterable, Sequence
 from .actions import Action, Cond, Transition
 from .common import game_on, next_in_game, player_in_game, receiver_of_priority
 from .config import Config
-from .logic import And, If, Not, Or, put
+from .logic import And, If, Not, Or, Sum, put
 from .state import AB_NONE, AB_PLANESWALK, OUTSIDE, State
 from .zones import compact, move
 
@@ -21,6 +21,7 @@ def leave_game(cfg: Config, s: State, p: int, leaving: Sequence[Any] = ()) -> St
     ``leaving`` (one condition per player, or empty) names the players who leave at the same
     time as ``p`` (players who lose together by state-based actions, CR 704.3).
     """
+    passes = passes_after_leaving(cfg, s, p)
     if cfg.planechase:
         # CR 800.4p / 901.6: if the planar controller would leave, the next player in turn
         # order who wouldn't leave (neither ``p`` nor a player leaving with them) becomes
@@ -40,6 +41,7 @@ def leave_game(cfg: Config, s: State, p: int, leaving: Sequence[Any] = ()) -> St
     s = _drop_abilities(cfg, s, gone)
     # A choice the leaving player had to make is gone with the object that asked for it.
     mine = s.pending_player == p
+    passes = If(mine, 0, passes)  # a resolution ended: CR 117.3b, a new round of passes
     s = s.replace(pending=If(mine, 0, s.pending), pending_player=If(mine, -1, s.pending_player),
                   pending_src=If(mine, -1, s.pending_src),
                   # CR 117.3b / 800.4j: the resolution it was part of is over, so the active
@@ -56,9 +58,28 @@ def leave_game(cfg: Config, s: State, p: int, leaving: Sequence[Any] = ()) -> St
         s = _drop_abilities(cfg, s, [And(was_up, s.ab_kind[k] == AB_PLANESWALK) for k in range(A)])
     # CR 800.4a: if the leaving player had priority, the next player in turn order still in
     # the game gets it.
-    # The count of passes in succession starts again: every remaining player must pass anew.
-    s = s.replace(priority=If(s.priority == p, next_in_game(cfg, s, p), s.priority), passes=0)
+    s = s.replace(priority=If(s.priority == p, next_in_game(cfg, s, p), s.priority), passes=passes)
     return s
+
+
+def passes_after_leaving(cfg: Config, s: State, p: int) -> Any:
+    """The passes in succession that still count once ``p`` has left.
+
+    CR 117.4: the round ends when all players pass in succession, with no action in
+    between; leaving the game is not such an action, so the remaining players' passes
+    stand, and only ``p``'s own pass (if ``p`` is among the last ``passes`` players before
+    the priority holder) no longer counts.
+    """
+    P = cfg.players
+    was_passer = []
+    for h in range(P):
+        if h == p:
+            continue
+        # in-game players from p (inclusive) up to h (exclusive), in turn order: p's
+        # distance back from the priority holder h.
+        span = [(p + k) % P for k in range((h - p) % P)]
+        was_passer.append(And(s.priority == h, Sum(s.in_game[q] for q in span) <= s.passes))
+    return s.passes - If(Or(*was_passer), 1, 0)
 
 
 def _drop_abilities(cfg: Config, s: State, gone: list) -> State:  # type: ignore[type-arg]

@@ -501,7 +501,7 @@ def validate(engine_spec: str, budget: int, seed: int, json_out: str | None, sto
                    + (f"; {'stored' if new else 'already stored'}: {path}" if path else ""))
     click.echo(f"{rep.engine} {rep.version}: {rep.traces} traces ({', '.join(f'{n} {k}' for k, n in rep.sources.items())}), "
                f"{rep.steps} steps, {rep.refused} positions refused, {rep.restarts} engine restarts, "
-               f"{len(rep.found)} distinct divergences, {rep.seconds:.1f} s (seed {seed})")
+               f"{rep.diverged} traces diverged, {len(rep.found)} distinct divergences, {rep.seconds:.1f} s (seed {seed})")
     if json_out:
         write_json(json_out, rep.to_json())
     if rep.found:

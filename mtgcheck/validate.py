@@ -17,6 +17,7 @@ the trace that provoked it, and the harness carries on with a fresh engine.
 from __future__ import annotations
 
 import json
+import random
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -312,8 +313,15 @@ def builtin_setups(support: Support) -> list[dict[str, Any]]:
 # -- minimizing and storing ------------------------------------------------------------
 
 def reproduces(driver: Driver, setup: dict[str, Any], docs: Sequence[dict[str, Any]], key: tuple[str, str, str]) -> bool:
-    """Does this trace still end in a divergence with the same key?"""
+    """Does this trace still end in a divergence with the same key?
+
+    The actions are checked against the setup first: a candidate that names a card the
+    setup no longer has is not a trace at all, whatever a flaky engine does with it.
+    """
+    from mtgcheck.engines.vocab import parse
+
     try:
+        parse(setup, docs, source="(minimizing)")
         tr = driver.play(setup, scripted(docs, setup), source="(minimizing)")
     except (EngineRefused, MtgcheckError, KeyError, IndexError):
         return False
@@ -339,7 +347,10 @@ def minimize(driver: Driver, tr: Trace, *, budget: int = 150) -> Trace:
     docs = ddmin(list(tr.actions), lambda c: test(tr.setup, c))
     cards = ddmin(list(tr.setup["cards"]), lambda cs: test({**tr.setup, "cards": cs}, docs))
     setup = {**tr.setup, "cards": cards}
-    final = driver.play(setup, scripted(docs, setup), source=tr.source)
+    try:
+        final = driver.play(setup, scripted(docs, setup), source=tr.source)
+    except (EngineRefused, MtgcheckError):
+        return tr
     if final.divergence is None or final.divergence.key() != key:
         return tr  # the engine is not deterministic on this trace: keep what was found
     final.source = tr.source
@@ -376,6 +387,7 @@ class Report:
     seed: int
     budget: int
     traces: int = 0
+    diverged: int = 0  # traces that ended in a divergence (of any of the distinct kinds found)
     steps: int = 0
     refused: int = 0
     restarts: int = 0
@@ -385,7 +397,7 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         return {"format": "mtgcheck.validate-report/1", "engine": self.engine, "version": self.version,
-                "seed": self.seed, "budget": self.budget, "traces": self.traces, "steps": self.steps,
+                "seed": self.seed, "budget": self.budget, "traces": self.traces, "diverged": self.diverged, "steps": self.steps,
                 "refused_positions": self.refused, "engine_restarts": self.restarts,
                 "seconds": round(self.seconds, 2), "sources": self.sources,
                 "divergences": [{**tr.divergence.to_json(), "source": tr.source, "actions": tr.actions,
@@ -405,6 +417,7 @@ def run(spec: str, *, budget: int, seed: int, store_dir: str | None, scenario_fi
     def record(tr: Trace) -> None:
         rep.traces += 1
         if tr.divergence is not None:
+            rep.diverged += 1
             first.setdefault(tr.divergence.key(), tr)
 
     try:
@@ -449,17 +462,22 @@ def _generated(driver: Driver, setups: list[dict[str, Any]], budget: int, seed: 
         setup = setups[data.draw(st.integers(0, len(setups) - 1), label="position")]
         # Long games (a divergence ends one early anyway): short ones rarely get past the first step.
         length = data.draw(st.integers(max(1, driver.max_steps // 2), driver.max_steps), label="length")
+        # Choices come from a generator seeded by Hypothesis: uniform over the legal actions
+        # (Hypothesis's own integer draws favour the first ones, here always "pass").
+        rnd = random.Random(data.draw(st.integers(0, 2**32 - 1), label="choices"))
 
         def choose(i: int, cfg: Config, s: State, legal: list[Action]) -> Action | None:
             if i >= length:
                 return None
-            if probe_rate and data.draw(st.integers(0, probe_rate - 1)) == 0:
+            if probe_rate and rnd.randrange(probe_rate) == 0:
                 wrong = illegal_in_scope(driver.support, cfg, s)
                 if wrong:
-                    return wrong[data.draw(st.integers(0, len(wrong) - 1))]
-            if not legal:
-                return None
-            return legal[data.draw(st.integers(0, len(legal) - 1))]
+                    return rnd.choice(wrong)
+            # Leaving ends a two-player game at once and is legal at every step for everyone:
+            # drawn like any action it would cut most games short.
+            staying = [a for a in legal if a.verb != "leave"]
+            pool = staying if staying and rnd.randrange(8) else legal
+            return rnd.choice(pool) if pool else None
 
         try:
             record(driver.play(setup, choose, source=f"generated (seed {seed})"))
