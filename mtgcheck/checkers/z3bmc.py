@@ -49,6 +49,10 @@ RLIMIT = 10_000_000
 #: Largest k tried by k-induction; the base case is the BMC run, so k is also at most the
 #: depth BMC reached for the property.
 MAX_K = 2
+#: The limit of a k >= 1 attempt, as a fraction of :data:`RLIMIT`: the proofs k >= 1 makes
+#: on the built-ins are cheap (below 0.5 million: the path's first steps already pin the
+#: state down), while a failing attempt spends its whole limit.
+STEP_SHARE = 4
 
 
 def _flat(s: State) -> list[Any]:
@@ -370,7 +374,7 @@ def lemmas(cfg: Config) -> list[tuple[str, Any]]:
     """Candidate strengthening invariants (state predicates), besides the state properties.
 
     None is trusted: each must hold in every initial state and survive the Houdini
-    fixpoint in :func:`_induction` before any proof may assume it."""
+    fixpoint in :func:`_strengthen` before any proof may assume it."""
     from mtgcheck.model.logic import Count
     from mtgcheck.model.state import AB_NONE, EXILE, STACK
 
@@ -410,12 +414,13 @@ class Budget:
         self.cut = False
         self.queries: list[tuple[str, str, int, float]] = []  # (what, result, rlimit used, seconds)
 
-    def check(self, sol: z3.Solver, *assumptions: Any, what: str = "") -> z3.CheckSatResult:
+    def check(self, sol: z3.Solver, *assumptions: Any, what: str = "", share: int = 1) -> z3.CheckSatResult:
+        """One query, with ``1/share`` of the resource limit."""
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             self.cut = True
             return z3.unknown
-        sol.set("rlimit", self.rlimit)
+        sol.set("rlimit", max(1, self.rlimit // share))
         sol.set("timeout", max(1, int(remaining * 1000)))
         before, t0 = _rlimit_count(sol), time.monotonic()
         res = sol.check(*assumptions)
@@ -475,7 +480,7 @@ class _Path:
         viol = {p.id: self.un.violation(p, self.k) for p in cands}
         self.sol.add(z3.Implies(go, z3.And(*[self.holds(p, self.k) for p in cands], z3.Or(list(viol.values())))))
         res = budget.check(self.sol, *self.enc.en.values(), *self.facts.values(), go,
-                           what=f"k={self.k} {'+'.join(p.id for p in cands)}")
+                           what=f"k={self.k} {'+'.join(p.id for p in cands)}", share=1 if self.k == 0 else STEP_SHARE)
         if res == z3.sat:
             m = self.sol.model()
             return res, [p for p in cands if z3.is_true(m.eval(viol[p.id], model_completion=True))], []
