@@ -9,7 +9,7 @@ import time
 import z3
 
 from mtgcheck.checkers import z3bmc
-from mtgcheck.checkers.result import HOLDS, PROVED
+from mtgcheck.checkers.result import HOLDS, PROVED, UNKNOWN
 from mtgcheck.configs import SMALL
 from mtgcheck.model.mutants import BY_ID as MUTANTS
 from mtgcheck.model.setup import build
@@ -53,3 +53,13 @@ def test_a_property_false_in_a_reachable_state_is_never_proved() -> None:
     # Through the checker: BMC to depth 1 passes, and induction (k <= 1) proves nothing.
     (v,) = z3bmc.check(SMALL[mutant.position], [prop], depth=1, timeout=300, disabled=mutant.disabled)
     assert v.status == HOLDS and v.depth == 1
+
+
+def test_out_of_resources_is_holds_out_of_time_is_unknown() -> None:
+    """A query that spends its resource limit proves nothing, and BMC's bound still stands
+    (deterministic); the wall-clock safety net running out makes the verdict unknown."""
+    (v,) = z3bmc.check(RITES, [MANDATORY], depth=1, timeout=300, rlimit=1)
+    assert v.status == HOLDS and v.depth == 1
+    assert all(": unknown" in q for q in v.stats["induction_queries"])
+    (v,) = z3bmc.check(RITES, [MANDATORY], depth=1, timeout=0.5)
+    assert v.status == UNKNOWN

@@ -13,7 +13,7 @@ same relation with some ``en`` false.
 * BMC (iterative deepening): the first depth at which a property can fail is the length
   of a shortest counterexample; its trace is replayed on the interpreter before it is
   reported (a trace that doesn't replay would be an encoding bug, reported as such).
-* k-induction (k = 0, 1, 2): from *any* state (not only reachable ones), a path of k steps
+* k-induction (k = 0 up to ``max_k``, 1 by default): from *any* state (not only reachable ones), a path of k steps
   on which the property held (and every property proved before it holds throughout) takes
   one more step that keeps it; the base case is the BMC run to depth >= k.  The smallest
   k that works is reported.  Opt-in, candidate lemmas are proved initial and inductive
@@ -43,12 +43,15 @@ from .result import HOLDS, PROVED, UNKNOWN, VACUOUS, VIOLATED, Verdict
 
 #: Resource limit of one induction query: Z3's ``rlimit`` counter, which counts solver work
 #: deterministically, so what is proved does not depend on the machine's load (a wall-clock
-#: limit per query made the proved count move with it).  The former 8 s per query measured
-#: at about 10 million on the built-in configurations (``stats["induction_queries"]``).
+#: limit per query made the proved count move with it).  Measured on the built-ins
+#: (``stats["induction_queries"]``): Z3 does 1 to 5 million a second depending on the load,
+#: so the former 8 s was 8 to 40 million; every k = 0 proof there costs under 7 million,
+#: and a failing attempt spends the whole limit, hence 10 million.
 RLIMIT = 10_000_000
 #: Largest k tried by k-induction; the base case is the BMC run, so k is also at most the
-#: depth BMC reached for the property.
-MAX_K = 2
+#: depth BMC reached for the property.  On the built-ins k = 2 proved nothing that k = 1
+#: did not (at about 10 million per configuration), so the default stops at 1.
+MAX_K = 1
 #: The limit of a k >= 1 attempt, as a fraction of :data:`RLIMIT`: the proofs k >= 1 makes
 #: on the built-ins are cheap (below 0.5 million: the path's first steps already pin the
 #: state down), while a failing attempt spends its whole limit.
