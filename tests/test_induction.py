@@ -17,8 +17,9 @@ from mtgcheck.properties.catalogue import BY_ID
 
 RITES = SMALL["break-rites"]
 MANDATORY = BY_ID["mandatory-additional-costs-paid"]
-# The k = 1 proof below takes about a million; the limit keeps the failing k = 0 attempt short.
-SMALL_RLIMIT = 3_000_000
+# The k = 1 proof below takes about a million (k >= 1 attempts get 1/STEP_SHARE of the
+# limit); a limit below the default keeps the failing k = 0 attempt short.
+SMALL_RLIMIT = 6_000_000
 
 
 def test_a_proof_that_needs_k_1() -> None:
@@ -47,7 +48,8 @@ def test_a_property_false_in_a_reachable_state_is_never_proved() -> None:
     prop = BY_ID["planar-die-cost-rises"]
     cfg, s0 = build(SMALL[mutant.position].position, disabled=mutant.disabled)
     enc = z3bmc.Encoding.build(cfg, s0)
-    budget = z3bmc.Budget(z3bmc.RLIMIT, time.monotonic() + 300)
+    # k >= 1 attempts get 1/STEP_SHARE of the limit: give them the full default.
+    budget = z3bmc.Budget(z3bmc.STEP_SHARE * z3bmc.RLIMIT, time.monotonic() + 300)
     assert z3bmc._induction(enc, [prop], {prop.id: 2}, budget, max_k=2) == {}
     assert [(what, res) for what, res, *_ in budget.queries] == [(f"k={k} {prop.id}", str(z3.sat)) for k in range(3)]
     # Through the checker: BMC to depth 1 passes, and induction (k <= 1) proves nothing.
