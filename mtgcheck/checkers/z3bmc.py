@@ -442,7 +442,7 @@ class Budget:
 
 def _rlimit_count(sol: z3.Solver) -> int:
     st = sol.statistics()
-    return int(st.get_key_value("rlimit count")) if "rlimit count" in st.keys() else 0
+    return int(st.get_key_value("rlimit count")) if "rlimit count" in st.keys() else 0  # noqa: SIM118 (not a dict)
 
 
 class _Path:
