@@ -4,10 +4,11 @@ Prints, per configuration: the graph search's states and states per second; the 
 checker's examples and steps per second; Z3's relation build time and the BMC depth it
 reaches in a time budget (default 60 s, all properties, every initial placement); then,
 for the graph and Hypothesis checkers, the median time of one property checked alone on
-the two small configurations.  With ``--whole`` it
-also times a whole ``mtgcheck check`` run.
+the two small configurations.  With ``--proofs`` it prints, per configuration, what Z3 proves
+(BMC to depth 3, then k-induction) with each k and the induction's resource use; with
+``--whole`` it also times a whole ``mtgcheck check`` run.
 
-    python bench/check_figures.py [--bmc-budget 60] [--seed 0] [--whole]
+    python bench/check_figures.py [--bmc-budget 60] [--seed 0] [--proofs] [--whole]
 """
 
 from __future__ import annotations
@@ -28,10 +29,22 @@ def bmc_depth_in(conf, budget: float) -> tuple[int, float]:  # type: ignore[no-u
     return min(v.depth or 0 for v in vs), vs[0].stats.get("build_seconds", 0.0)
 
 
+def print_proofs() -> None:
+    """Z3's proofs as ``mtgcheck check`` makes them: the k of each, and what induction cost."""
+    for conf in BUILTIN:
+        t0 = time.monotonic()
+        vs = z3bmc.check(conf, PROPERTIES, depth=min(conf.depth, 3), timeout=600)
+        ks = [f"{v.property}(k={v.k})" for v in vs if v.status == "proved"]
+        st = vs[0].stats
+        print(f"{conf.name}: {len(ks)} proved in {time.monotonic() - t0:.0f} s (induction "
+              f"{st['induction_rlimit'] / 1e6:.0f}M rlimit in {st['induction_seconds']:.0f} s): {' '.join(ks)}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bmc-budget", type=float, default=60.0)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--proofs", action="store_true")
     ap.add_argument("--whole", action="store_true")
     args = ap.parse_args()
     print(f"seed {args.seed}; BMC budget {args.bmc_budget:.0f} s per configuration")
@@ -62,6 +75,9 @@ def main() -> None:
             ht.append(time.monotonic() - g[0])
         print(f"  {p.id:<50} graph {statistics.median(gt):6.2f}   hypothesis(50 ex) {statistics.median(ht):6.2f}",
               flush=True)
+    if args.proofs:
+        print()
+        print_proofs()
     if args.whole:
         t0 = time.monotonic()
         r = subprocess.run([sys.executable, "-m", "mtgcheck.cli", "check"], capture_output=True, text=True)

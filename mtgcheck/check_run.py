@@ -30,6 +30,7 @@ class Options:
     strengthen: bool = False
     export_dir: str | None = None  # graph checker: write each explored graph here (GraphML)
     induction: bool = True
+    rlimit: int | None = None  # Z3: resource limit of one induction query (None: the checker's default)
 
 
 def run_unit(checker: str, conf: CheckConfig, prop_ids: Sequence[str], opts: Options) -> list[Verdict]:
@@ -52,7 +53,7 @@ def run_unit(checker: str, conf: CheckConfig, prop_ids: Sequence[str], opts: Opt
 
         out = z3bmc.check(conf, props, depth=opts.depth if opts.depth is not None else min(conf.depth, 3),
                           timeout=opts.timeout, variant=opts.variant, disabled=opts.disabled,
-                          strengthen=opts.strengthen, induction=opts.induction)
+                          strengthen=opts.strengthen, induction=opts.induction, rlimit=opts.rlimit)
     else:
         raise ValueError(checker)
     wall = time.monotonic() - t0

@@ -13,10 +13,14 @@ same relation with some ``en`` false.
 * BMC (iterative deepening): the first depth at which a property can fail is the length
   of a shortest counterexample; its trace is replayed on the interpreter before it is
   reported (a trace that doesn't replay would be an encoding bug, reported as such).
-* k-induction (k = 0, 1): from *any* well-formed state (not only reachable ones) where the
-  property held for k steps, one more step keeps it.  The well-formedness invariant
-  (domains of every field) is itself proved inductive first.
-* A solver timeout is ``unknown``: never ``holds``.
+* k-induction (k = 0 up to ``max_k``, 1 by default): from *any* state (not only reachable ones), a path of k steps
+  on which the property held (and every property proved before it holds throughout) takes
+  one more step that keeps it; the base case is the BMC run to depth >= k.  The smallest
+  k that works is reported.  Opt-in, candidate lemmas are proved initial and inductive
+  (Houdini) and then assumed like proved properties.
+* Every induction query has a fixed Z3 resource limit (``rlimit``, deterministic), so what
+  is proved does not depend on the machine's load; the run's wall-clock ``timeout`` is a
+  safety net only, and what it stops is ``unknown``: never ``holds``, never ``proved``.
 """
 
 from __future__ import annotations
@@ -36,6 +40,22 @@ from mtgcheck.model.state import FIELDS, State, equal_states, sizes, symbolic_st
 from mtgcheck.properties.base import Property
 
 from .result import HOLDS, PROVED, UNKNOWN, VACUOUS, VIOLATED, Verdict
+
+#: Resource limit of one induction query: Z3's ``rlimit`` counter, which counts solver work
+#: deterministically, so what is proved does not depend on the machine's load (a wall-clock
+#: limit per query made the proved count move with it).  Measured on the built-ins
+#: (``stats["induction_queries"]``): Z3 does 1 to 5 million a second depending on the load,
+#: so the former 8 s was 8 to 40 million; every k = 0 proof there costs under 7 million,
+#: and a failing attempt spends the whole limit, hence 10 million.
+RLIMIT = 10_000_000
+#: Largest k tried by k-induction; the base case is the BMC run, so k is also at most the
+#: depth BMC reached for the property.  On the built-ins k = 2 proved nothing that k = 1
+#: did not (at about 10 million per configuration), so the default stops at 1.
+MAX_K = 1
+#: The limit of a k >= 1 attempt, as a fraction of :data:`RLIMIT`: the proofs k >= 1 makes
+#: on the built-ins are cheap (below 0.5 million: the path's first steps already pin the
+#: state down), while a failing attempt spends its whole limit.
+STEP_SHARE = 4
 
 
 def _flat(s: State) -> list[Any]:
@@ -243,8 +263,12 @@ def _replays(enc: Encoding, p: Property, trace: Sequence[Action], start: State) 
 
 def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = None, timeout: float = 60.0,
           variant: str | None = None, disabled: frozenset[str] = frozenset(),
-          induction: bool = True, symbolic_init: bool = True, strengthen: bool = False) -> list[Verdict]:
-    """BMC to ``depth`` and k-induction for every property; one verdict each."""
+          induction: bool = True, symbolic_init: bool = True, strengthen: bool = False,
+          rlimit: int | None = None, max_k: int = MAX_K) -> list[Verdict]:
+    """BMC to ``depth`` and k-induction for every property; one verdict each.
+
+    ``timeout`` is the whole run's wall-clock safety net (what it stops is unknown);
+    ``rlimit`` bounds each induction query deterministically (default :data:`RLIMIT`)."""
     cfg, s0 = build(conf.position, variant=variant, disabled=disabled)
     enc = Encoding.build(cfg, s0)
     depth = conf.depth if depth is None else depth
@@ -317,19 +341,22 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
                 status[pid].stats["initial_position"] = position_of_state(cfg, conf.position, start)
             del lits[pid]
     bmc_secs = time.monotonic() - t0
-    proofs: dict[str, tuple[int, list[str]]] = {}
-    if induction:
-        proofs = _induction(enc, [p for p in props if p.id not in status], deadline,
+    proofs: dict[str, Proof] = {}
+    budget = Budget(RLIMIT if rlimit is None else rlimit, deadline)
+    if induction and not vacuous_relation:
+        proofs = _induction(enc, [p for p in props if p.id not in status], reached, budget,
                             init_of=(lambda st: initial_placements(cfg, s0, st)) if symbolic_init else None,
-                            strengthen=strengthen)
+                            strengthen=strengthen, max_k=max_k)
     out = []
     for p in props:
         if p.id in status:
             v = status[p.id]
         elif p.id in proofs:
-            k, core = proofs[p.id]
-            v = Verdict("z3", p.id, conf.name, PROVED, "rests on " + ", ".join(core) if core else "", k=k,
+            pr = proofs[p.id]
+            v = Verdict("z3", p.id, conf.name, PROVED, "rests on " + ", ".join(pr.core) if pr.core else "", k=pr.k,
                         depth=reached[p.id])
+        elif budget.cut:
+            v = Verdict("z3", p.id, conf.name, UNKNOWN, "time ran out during induction", depth=reached[p.id])
         elif vacuous_relation:
             v = Verdict("z3", p.id, conf.name, VACUOUS, "the initial state and the transition relation are "
                         "unsatisfiable together", depth=0)
@@ -340,7 +367,8 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
             v = Verdict("z3", p.id, conf.name, HOLDS, "BMC", depth=reached[p.id])
         v.seconds = bmc_secs
         v.stats.update(build_seconds=round(enc.build_seconds, 2), transitions=len(enc.rels),
-                       initial="every placement" if symbolic_init else "the configuration's position")
+                       initial="every placement" if symbolic_init else "the configuration's position",
+                       **budget.summary())
         out.append(v)
     return out
 
@@ -349,7 +377,7 @@ def lemmas(cfg: Config) -> list[tuple[str, Any]]:
     """Candidate strengthening invariants (state predicates), besides the state properties.
 
     None is trusted: each must hold in every initial state and survive the Houdini
-    fixpoint in :func:`_induction` before any proof may assume it."""
+    fixpoint in :func:`_strengthen` before any proof may assume it."""
     from mtgcheck.model.logic import Count
     from mtgcheck.model.state import AB_NONE, EXILE, STACK
 
@@ -370,99 +398,179 @@ def lemmas(cfg: Config) -> list[tuple[str, Any]]:
     ]
 
 
-def _induction(enc: Encoding, props: Sequence[Property], deadline: float, init_of: Any = None,
-               per_query: float = 8.0, strengthen: bool = False) -> dict[str, tuple[int, list[str]]]:
-    """Induction (k = 0): from *any* state, one step of the relation keeps the property.
+@dataclass
+class Proof:
+    """How a property was proved: the k of k-induction and what the proof rests on."""
 
-    First with no assumption on the pre-state (a transition property that the guards imply
-    is proved this way).  For what remains, strengthening invariants are found Houdini-style:
-    the candidates (every state property of the catalogue, and :func:`lemmas`) that hold in
-    all initial states are assumed together, those that one step can break are dropped, until
-    the rest is inductive as a whole; only then are they assumed (with the property itself,
-    for a state property) in the pre-state.  Strengthening is opt-in (``strengthen``;
-    ``mtgcheck check --strengthen``): on the built-in configurations it costs more than the
-    default time budget allows.  Each query has its own time limit; one that runs
-    out proves nothing.  Returns k and the proof's unsat core (the guard conditions, with
-    their CR rules, it rests on), plus the invariants it was strengthened with.
-    """
-    from mtgcheck.properties.catalogue import PROPERTIES
+    k: int
+    core: list[str]
 
-    cfg = enc.cfg
-    enables = list(enc.en.values())
-    proved: dict[str, tuple[int, list[str]]] = {}
-    sol = z3.Solver()
-    un = Unroller(enc, sol, "i")
-    un.extend()
 
-    def limit(scale: float = 1.0) -> int:
-        return max(1, int(min(per_query * scale, deadline - time.monotonic()) * 1000))
+class Budget:
+    """Per-query resource limit, and the overall wall-clock deadline as a safety net only.
 
-    def core() -> list[str]:
-        return sorted({f"CR {enc.en_cr[str(lit)[3:]]} ({str(lit)[3:]})" for lit in sol.unsat_core()})
+    A query stopped by the deadline sets ``cut``: whatever it would have decided is then
+    unknown (the caller reports it so), never a proof and never a silent "holds"."""
 
-    def attempt(p: Property, assumed: list[Any], names: list[str]) -> bool:
-        sol.push()
-        for a in assumed:
-            sol.add(a)
+    def __init__(self, rlimit: int, deadline: float) -> None:
+        self.rlimit, self.deadline = rlimit, deadline
+        self.cut = False
+        self.queries: list[tuple[str, str, int, float]] = []  # (what, result, rlimit used, seconds)
+
+    def check(self, sol: z3.Solver, *assumptions: Any, what: str = "", share: int = 1) -> z3.CheckSatResult:
+        """One query, with ``1/share`` of the resource limit."""
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            self.cut = True
+            return z3.unknown
+        sol.set("rlimit", max(1, self.rlimit // share))
+        sol.set("timeout", max(1, int(remaining * 1000)))
+        before, t0 = _rlimit_count(sol), time.monotonic()
+        res = sol.check(*assumptions)
+        self.queries.append((what, str(res), _rlimit_count(sol) - before, time.monotonic() - t0))
+        # The reason Z3 gives does not tell the two limits apart ("canceled" for both in the
+        # incremental core): a query that ends unknown at the deadline was stopped by the clock.
+        if res == z3.unknown and time.monotonic() >= self.deadline - 0.25:
+            self.cut = True
+        return res
+
+    def summary(self) -> dict[str, Any]:
+        return {"induction_queries": [f"{w}: {r} ({n / 1e6:.1f}M, {s:.1f} s)" for w, r, n, s in self.queries],
+                "induction_rlimit": sum(n for _, _, n, _ in self.queries),
+                "induction_seconds": round(sum(s for *_, s in self.queries), 2), "rlimit_per_query": self.rlimit}
+
+
+def _rlimit_count(sol: z3.Solver) -> int:
+    st = sol.statistics()
+    return int(st.get_key_value("rlimit count")) if "rlimit count" in st.keys() else 0  # noqa: SIM118 (not a dict)
+
+
+class _Path:
+    """The step case of k-induction: k+1 steps of the relation from an *arbitrary* state,
+    in one incremental solver.  Proved properties are asserted (behind a literal each, so
+    that the unsat core says which a proof used) on every state and step: they hold on
+    every reachable path, so this only removes unreachable paths."""
+
+    def __init__(self, enc: Encoding, k: int) -> None:
+        self.enc, self.k = enc, k
+        self.sol = z3.Solver()
+        self.un = Unroller(enc, self.sol, f"k{k}.")
+        self.facts: dict[str, Any] = {}  # literal name -> literal
+        self.queries = 0
+        with symbolic():
+            for _ in range(k + 1):
+                self.un.extend()
+
+    def holds(self, p: Property, upto: int) -> Any:
+        """``p`` on states 0..upto (state property) or on steps 0..upto-1 (transition)."""
         if p.kind == "state":
-            sol.add(enc.state_term(p, un.states[0]))
-        sol.add(un.violation(p, 0))
-        sol.set("timeout", limit())
-        res = sol.check(*enables)
-        if res == z3.unsat:
-            proved[p.id] = (0, core() + ([f"strengthened by {', '.join(names)}"] if names else []))
-        sol.pop()
-        return res == z3.unsat
+            first = self.enc.state_term(p, self.un.states[0])
+            return z3.And(first, *[self.un.sub(self.enc.prop_terms(p)[0], i) for i in range(upto)])
+        return z3.And(*[z3.Not(self.un.violation(p, i)) for i in range(upto)])
 
-    rest = []
-    for p in props:
-        if time.monotonic() >= deadline:
-            return proved
-        if not attempt(p, [], []):
-            rest.append(p)
-    if not rest or not strengthen or time.monotonic() >= deadline:
-        return proved
-    # Candidates: state properties and lemmas, as predicates over one state.
+    def assume(self, p: Property) -> None:
+        lit = z3.Bool(f"fact:{p.id}")
+        self.sol.add(z3.Implies(lit, self.holds(p, self.k + 1)))
+        self.facts[str(lit)] = lit
+
+    def attempt(self, cands: Sequence[Property], budget: Budget) -> tuple[Any, list[Property], list[str]]:
+        """One query: the candidates, assumed on the first k steps, all hold on step k.
+
+        Returns the result, the candidates a counterexample to induction breaks (sat), and
+        the unsat core's names (unsat): guard conditions with their CR rules, and facts."""
+        self.queries += 1
+        go = z3.Bool(f"go:{self.k}:{self.queries}")
+        viol = {p.id: self.un.violation(p, self.k) for p in cands}
+        self.sol.add(z3.Implies(go, z3.And(*[self.holds(p, self.k) for p in cands], z3.Or(list(viol.values())))))
+        res = budget.check(self.sol, *self.enc.en.values(), *self.facts.values(), go,
+                           what=f"k={self.k} {'+'.join(p.id for p in cands)}", share=1 if self.k == 0 else STEP_SHARE)
+        if res == z3.sat:
+            m = self.sol.model()
+            return res, [p for p in cands if z3.is_true(m.eval(viol[p.id], model_completion=True))], []
+        if res == z3.unsat:
+            return res, [], self._core()
+        return res, [], []
+
+    def _core(self) -> list[str]:
+        names = [str(lit) for lit in self.sol.unsat_core()]
+        rules = sorted({f"CR {self.enc.en_cr[n[3:]]} ({n[3:]})" for n in names if n.startswith("en:")})
+        facts = sorted(n[5:] for n in names if n.startswith("fact:"))
+        return rules + ([f"proved {', '.join(facts)}"] if facts else [])
+
+
+def _lemma_props(cfg: Config) -> list[Property]:
+    """The candidate lemmas as state properties, so that one mechanism proves both."""
+    return [Property(name, (), "strengthening lemma", "state", (lambda c, s, f=f: f(s)))
+            for name, f in lemmas(cfg)]
+
+
+def _initially_true(enc: Encoding, cands: Sequence[Property], init_of: Any, budget: Budget) -> list[Property]:
+    """The candidates that hold in every initial state (the base case of a lemma)."""
+    sol = z3.Solver()
     with symbolic():
-        cands: dict[str, Any] = {p.id: (lambda s, p=p: p.pred(cfg, s)) for p in PROPERTIES if p.kind == "state"}
-        cands.update(dict(lemmas(cfg)))
-        # 1. They must hold in every initial state.
-        init_sol = z3.Solver()
-        s_init = symbolic_state(cfg, "h0")
-        init_sol.add(init_of(s_init) if init_of is not None else equal_states(s_init, enc.init))
-        alive = []
-        for name, pred in cands.items():
-            term = pred(s_init)
-            if isinstance(term, bool):
-                if term:
-                    alive.append(name)
-                continue
-            init_sol.set("timeout", limit())
-            if init_sol.check(z3.Not(term)) == z3.unsat:
-                alive.append(name)
-        pre = {name: cands[name](un.states[0]) for name in alive}
-        post = {name: cands[name](un.states[1]) for name in alive}
-    # 2. Houdini: drop what one step can break, assuming all the others, to a fixpoint.
-    changed = True
-    while changed and alive and time.monotonic() < deadline:
-        changed = False
-        for name in list(alive):
-            sol.push()
-            for other in alive:
-                sol.add(pre[other] if not isinstance(pre[other], bool) else z3.BoolVal(pre[other]))
-            term = post[name]
-            sol.add(z3.Not(term) if not isinstance(term, bool) else z3.BoolVal(not term))
-            sol.set("timeout", limit())
-            res = sol.check(*enables)
-            sol.pop()
-            if res != z3.unsat:
-                alive.remove(name)
-                changed = True
-    if time.monotonic() >= deadline:
-        return proved
-    assumed = [pre[n] if not isinstance(pre[n], bool) else z3.BoolVal(pre[n]) for n in alive]
-    for p in rest:
-        if time.monotonic() >= deadline:
+        s = symbolic_state(enc.cfg, "h0")
+        sol.add(init_of(s) if init_of is not None else equal_states(s, enc.init))
+        return [p for p in cands if budget.check(sol, z3.Not(enc.state_term(p, s)), what=f"init {p.id}") == z3.unsat]
+
+
+def _houdini(path: _Path, cands: list[Property], budget: Budget, rounds: int) -> tuple[list[Property], list[str]]:
+    """The largest subset (found in at most ``rounds`` queries) that is k-inductive as a
+    whole: each counterexample drops what it breaks.  Empty if the budget runs out."""
+    for _ in range(rounds):
+        if not cands or budget.cut:
             break
-        attempt(p, assumed, alive)
+        res, broken, core = path.attempt(cands, budget)
+        if res == z3.unsat:
+            return cands, core
+        if res != z3.sat or not broken:
+            break
+        cands = [p for p in cands if p not in broken]
+    return [], []
+
+
+def _induction(enc: Encoding, props: Sequence[Property], reached: dict[str, int], budget: Budget,
+               init_of: Any = None, strengthen: bool = False, max_k: int = MAX_K) -> dict[str, Proof]:
+    """k-induction, smallest k first, one property at a time; a proved property is assumed
+    (on every state and step) by every later attempt, at every k.
+
+    k is tried only up to the depth BMC reached for the property (the base case).  Opt-in
+    (``strengthen``), after k = 0: lemmas true initially whose Houdini fixpoint is
+    inductive are proved, assumed like properties, and k = 0 is tried again.  Every query
+    has the same resource limit; one stopped by the wall clock proves nothing
+    (``budget.cut``).
+    """
+    proved: dict[str, Proof] = {}
+    done: list[Property] = []
+    for k in range(max_k + 1):
+        todo = [p for p in props if p.id not in proved and reached[p.id] >= k]
+        if not todo or budget.cut:
+            break
+        path = _Path(enc, k)
+        for f in done:
+            path.assume(f)
+        _prove_each(path, todo, budget, proved, done)
+        if k == 0 and strengthen and not budget.cut:
+            for lemma in _strengthen(enc, path, init_of, budget):
+                done.append(lemma)
+                path.assume(lemma)
+            _prove_each(path, [p for p in todo if p.id not in proved], budget, proved, done)
     return proved
+
+
+def _prove_each(path: _Path, todo: Sequence[Property], budget: Budget, proved: dict[str, Proof],
+                done: list[Property]) -> None:
+    """Try each property alone at the path's k; what is proved is assumed from then on."""
+    for p in todo:
+        if budget.cut:
+            return
+        res, _, core = path.attempt([p], budget)
+        if res == z3.unsat:
+            proved[p.id] = Proof(path.k, core)
+            done.append(p)
+            path.assume(p)
+
+
+def _strengthen(enc: Encoding, path: _Path, init_of: Any, budget: Budget) -> list[Property]:
+    """Lemmas proved initial and inductive (together, assuming what is already proved)."""
+    cands = _initially_true(enc, _lemma_props(enc.cfg), init_of, budget)
+    return _houdini(path, cands, budget, len(cands) + 1)[0]
