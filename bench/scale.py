@@ -1,0 +1,92 @@
+"""Wall time of the same ``mtgcheck check`` work on 1 local worker, 2 local workers and a
+two-worker Dask LocalCluster, and the speed-ups.
+
+The work is the built-in configurations with the graph search and Hypothesis, every
+property (``--checker``, ``--config``, ``--examples`` narrow it).  Each set-up runs it
+``--repeat`` times (median shown).  The local pool is started inside each timed run, as
+``mtgcheck check -j 2`` does; the LocalCluster is started once, outside the timings (a
+cluster is a standing service), and each run connects a client to it.  Every run must give
+the same verdicts (checked).  The load average is printed: on a shared machine it is part
+of the figure.
+
+    python bench/scale.py [--repeat 3] [--checker graph --checker hypothesis] [--config NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+from typing import Callable
+
+from mtgcheck import check_run as cr
+from mtgcheck.checkers.result import Verdict
+from mtgcheck.properties.catalogue import PROPERTIES
+
+
+def timed(run: Callable[[], list[Verdict]], repeat: int) -> tuple[list[float], set[tuple[str, str, str, str]]]:
+    """Wall times of ``repeat`` runs, and the verdicts (all runs must agree)."""
+    times, seen = [], set()
+    for _ in range(repeat):
+        t0 = time.monotonic()
+        verdicts = run()
+        times.append(time.monotonic() - t0)
+        seen.add(frozenset((v.checker, v.property, v.config, v.status) for v in verdicts))
+    assert len(seen) == 1, "runs of one set-up disagree"
+    return times, set(next(iter(seen)))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--checker", action="append", choices=cr.CHECKERS)
+    ap.add_argument("--config", action="append")
+    ap.add_argument("--examples", type=int, default=None)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    from distributed import Client, LocalCluster
+
+    from mtgcheck.executors import DaskExecutor
+
+    checkers = args.checker or ["graph", "hypothesis"]
+    confs = cr.configs_named(args.config or [])
+    props = [p.id for p in PROPERTIES]
+    opts = cr.Options(seed=args.seed, examples=args.examples)
+    units = cr.plan(checkers, props, confs, opts)
+    print(f"work: {len(confs)} configurations x {len(props)} properties x {', '.join(checkers)} = {len(units)} units"
+          f" (seed {args.seed}); median of {args.repeat}; {os.cpu_count()} cores, load average "
+          + " ".join(f"{x:.1f}" for x in os.getloadavg()))
+
+    def on_cluster(address: str) -> list[Verdict]:
+        ex = DaskExecutor(Client(address, set_as_default=False))
+        try:
+            return cr.run_check(checkers, props, confs, opts, executor=ex)
+        finally:
+            ex.shutdown()
+
+    rows: dict[str, list[float]] = {}
+    verdicts = []
+    for label, run in (("1 local worker (-j 1)", lambda: cr.run_check(checkers, props, confs, opts, jobs=1)),
+                       ("2 local workers (-j 2)", lambda: cr.run_check(checkers, props, confs, opts, jobs=2))):
+        rows[label], v = timed(run, args.repeat)
+        verdicts.append(v)
+        print(f"  {label:<28} {statistics.median(rows[label]):7.1f} s  runs " + ", ".join(f"{t:.1f}" for t in rows[label]),
+              flush=True)
+    t0 = time.monotonic()
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        started = time.monotonic() - t0
+        label = "LocalCluster, 2 workers"
+        rows[label], v = timed(lambda: on_cluster(cluster.scheduler_address), args.repeat)
+        verdicts.append(v)
+    print(f"  {label:<28} {statistics.median(rows[label]):7.1f} s  runs " + ", ".join(f"{t:.1f}" for t in rows[label])
+          + f"  (cluster start {started:.1f} s, not counted)")
+    one, two, dask = (statistics.median(r) for r in rows.values())
+    print(f"speed-up: 2 local workers {one / two:.2f}x, LocalCluster {one / dask:.2f}x over 1 local worker; "
+          f"LocalCluster / 2 local workers {two / dask:.2f}x")
+    print("same verdicts in every set-up: " + ("yes" if all(v == verdicts[0] for v in verdicts) else "NO"))
+    print("load average after: " + " ".join(f"{x:.1f}" for x in os.getloadavg()))
+
+
+if __name__ == "__main__":
+    main()
