@@ -2,14 +2,15 @@
 two-worker Dask LocalCluster, and the speed-ups.
 
 The work is the built-in configurations with the graph search and Hypothesis, every
-property (``--checker``, ``--config``, ``--examples`` narrow it).  Each set-up runs it
+property, Hypothesis in 4 shards per configuration (``--checker``, ``--config``,
+``--examples``, ``--shards`` change it).  Each set-up runs it
 ``--repeat`` times (median shown).  The local pool is started inside each timed run, as
 ``mtgcheck check -j 2`` does; the LocalCluster is started once, outside the timings (a
 cluster is a standing service), and each run connects a client to it.  Every run must give
 the same verdicts (checked).  The load average is printed: on a shared machine it is part
 of the figure.
 
-    python bench/scale.py [--repeat 3] [--checker graph --checker hypothesis] [--config NAME]
+    python bench/scale.py [--repeat 3] [--shards 4] [--checker graph --checker hypothesis] [--config NAME]
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ def main() -> None:
     ap.add_argument("--config", action="append")
     ap.add_argument("--examples", type=int, default=None)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--shards", type=int, default=4, help="Hypothesis seed slots per configuration")
     args = ap.parse_args()
     from distributed import Client, LocalCluster
 
@@ -52,10 +54,10 @@ def main() -> None:
     checkers = args.checker or ["graph", "hypothesis"]
     confs = cr.configs_named(args.config or [])
     props = [p.id for p in PROPERTIES]
-    opts = cr.Options(seed=args.seed, examples=args.examples)
+    opts = cr.Options(seed=args.seed, examples=args.examples, hypothesis_slots=args.shards)
     units = cr.plan(checkers, props, confs, opts)
     print(f"work: {len(confs)} configurations x {len(props)} properties x {', '.join(checkers)} = {len(units)} units"
-          f" (seed {args.seed}); median of {args.repeat}; {os.cpu_count()} cores, load average "
+          f" (seed {args.seed}, {args.shards} Hypothesis shards per configuration); median of {args.repeat}; {os.cpu_count()} cores, load average "
           + " ".join(f"{x:.1f}" for x in os.getloadavg()))
 
     def on_cluster(address: str) -> list[Verdict]:

@@ -95,6 +95,9 @@ def _interactive() -> bool:
               help="Seconds for one checker on one configuration; past it, verdicts are unknown.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the Hypothesis checker.")
 @click.option("--examples", type=click.IntRange(1, 10**7), default=None, help="Hypothesis examples per configuration.")
+@click.option("--shards", type=click.IntRange(1, 1000), default=1, show_default=True,
+              help="Hypothesis units per configuration: the examples split over this many seed slots "
+              "(slot i seeded SEED + i * 1000000), run in parallel.")
 @click.option("--jobs", "-j", type=click.IntRange(1, 256), default=2, show_default=True, help="Worker processes.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run the work on this Dask scheduler (tcp://HOST:PORT) instead of local processes "
@@ -112,7 +115,8 @@ def _interactive() -> bool:
               "induction can't prove; slower.")
 @_guard
 def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str, ...], depth: int | None,
-          timeout: float, seed: int, examples: int | None, jobs: int, scheduler: str | None, json_out: str | None,
+          timeout: float, seed: int, examples: int | None, shards: int, jobs: int, scheduler: str | None,
+          json_out: str | None,
           junit_out: str | None, variant: str | None, store_dir: str, no_store: bool, strengthen: bool, export_dir: str | None) -> int:
     """Check every property with every checker on the built-in configurations.
 
@@ -132,7 +136,7 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
     prop_ids = cr.properties_named(props)
     confs = cr.configs_named(configs)
     opts = cr.Options(depth=depth, timeout=timeout, seed=seed, examples=examples, variant=variant,
-                      strengthen=strengthen, export_dir=export_dir)
+                      strengthen=strengthen, export_dir=export_dir, hypothesis_slots=shards)
     from mtgcheck.executors import make_executor
 
     executor = make_executor(scheduler, jobs) if scheduler else None  # before any work: a bad address is exit 2

@@ -185,8 +185,10 @@ KEYS = ["format", "name", "description", "setup", "max_turn", "depth", "hypothes
 
 
 def _paths(doc: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """Every place in a document (to replace or delete)."""
+    """Every place in a document (to replace or delete), down to a depth of 8 (not into a deep list)."""
     out = [at]
+    if len(at) >= 8:
+        return out
     if isinstance(doc, dict):
         for k, v in doc.items():
             out += _paths(v, (*at, k))

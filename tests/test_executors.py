@@ -72,7 +72,7 @@ def _small_config_file(tmp_path: Path, name: str = "break-plot") -> Path:
 def test_scheduler_run_gives_the_local_verdicts(cluster: Any, tmp_path: Path) -> None:
     props = [a for p in COSTS_PROPS for a in ("--property", p)]
     common = ["check", "--checker", "graph", "--checker", "hypothesis", "--config", "costs", *props, "--no-store",
-              "--examples", "60"]
+              "--examples", "60", "--shards", "4"]
     local, remote = tmp_path / "local.json", tmp_path / "remote.json"
     r1 = _cli(*common, "-j", "1", "--json", str(local))
     r2 = _cli(*common, "--scheduler", cluster.scheduler_address, "--json", str(remote))
@@ -96,7 +96,7 @@ def _outcome(v: Verdict) -> tuple[Any, ...]:
 
 
 def test_a_shard_failure_replays_locally_from_its_seed(cluster: Any) -> None:
-    conf, opts = SMALL["break-plot"], cr.Options(variant="116.2k", examples=16, seed=7)
+    conf, opts = SMALL["break-plot"], cr.Options(variant="116.2k", examples=16, seed=7, hypothesis_slots=4)
     ex = DaskExecutor(distributed.Client(cluster.scheduler_address, set_as_default=False))
     try:
         remote = cr.run_check(["hypothesis"], [PLOT_PROP], [conf], opts, executor=ex)
@@ -109,7 +109,7 @@ def test_a_shard_failure_replays_locally_from_its_seed(cluster: Any) -> None:
     slot = v.stats["slot"]
     assert v.stats["seed"] == cr.slot_seed(7, slot)
     again = hypo.check(conf, [BY_ID[PLOT_PROP]], seed=v.stats["seed"], variant="116.2k",
-                       examples=cr.slot_examples(16, cr.Options().hypothesis_slots, slot))
+                       examples=cr.slot_examples(16, 4, slot))
     assert again[0].status == VIOLATED and again[0].trace == v.trace
 
 
@@ -117,7 +117,7 @@ def test_two_units_finding_one_counterexample_store_it_once(cluster: Any, tmp_pa
     store_dir = tmp_path / "cx"
     conf_file = _small_config_file(tmp_path)
     r = _cli("check", "--checker", "graph", "--checker", "hypothesis", "--config", str(conf_file),
-             "--variant", "116.2k", "--property", PLOT_PROP, "--scheduler", cluster.scheduler_address,
+             "--variant", "116.2k", "--property", PLOT_PROP, "--scheduler", cluster.scheduler_address, "--shards", "2",
              "--store", str(store_dir), cwd=tmp_path)
     assert r.returncode == 1, r.stdout + r.stderr
     assert r.stdout.count(f"VIOLATED ") == 2  # graph and Hypothesis, on different workers
@@ -171,8 +171,12 @@ def test_without_scheduler_a_local_pool() -> None:
 
 
 def test_plan_hypothesis_shards_cover_the_budget_once() -> None:
-    opts = cr.Options(hypothesis_groups=2)
     ids = [p.id for p in PROPERTIES]
+    # By default one slot per configuration, seeded with the run seed: the unsharded run.
+    default = [u for u in cr.plan(["hypothesis"], ids, BUILTIN, cr.Options(seed=5)) if u.checker == "hypothesis"]
+    assert [(u.conf, u.slots, len(u.prop_ids)) for u in default] == [(c, (0,), len(ids)) for c in BUILTIN]
+    assert cr.slot_seed(5, 0) == 5
+    opts = cr.Options(hypothesis_groups=2, hypothesis_slots=4)
     units = cr.plan(["hypothesis", "graph", "z3"], ids, BUILTIN, opts)
     assert [u.checker for u in units] == sorted((u.checker for u in units), key=cr.CHECKERS.index)
     for conf in BUILTIN:
