@@ -4,7 +4,7 @@ two-worker Dask LocalCluster, and the speed-ups.
 The work is the built-in configurations with the graph search and Hypothesis, every
 property, Hypothesis in 4 shards per configuration (``--checker``, ``--config``,
 ``--examples``, ``--shards`` change it).  Each set-up runs it
-``--repeat`` times (median shown).  The local pool is started inside each timed run, as
+``--repeat`` times, the set-ups taking turns (median shown).  The local pool is started inside each timed run, as
 ``mtgcheck check -j 2`` does; the LocalCluster is started once, outside the timings (a
 cluster is a standing service), and each run connects a client to it.  Every run must give
 the same verdicts (checked).  The load average is printed: on a shared machine it is part
@@ -26,16 +26,11 @@ from mtgcheck.checkers.result import Verdict
 from mtgcheck.properties.catalogue import PROPERTIES
 
 
-def timed(run: Callable[[], list[Verdict]], repeat: int) -> tuple[list[float], set[tuple[str, str, str, str]]]:
-    """Wall times of ``repeat`` runs, and the verdicts (all runs must agree)."""
-    times, seen = [], set()
-    for _ in range(repeat):
-        t0 = time.monotonic()
-        verdicts = run()
-        times.append(time.monotonic() - t0)
-        seen.add(frozenset((v.checker, v.property, v.config, v.status) for v in verdicts))
-    assert len(seen) == 1, "runs of one set-up disagree"
-    return times, set(next(iter(seen)))
+def timed(run: Callable[[], list[Verdict]]) -> tuple[float, frozenset[tuple[str, str, str, str]]]:
+    """Wall time of one run, and its verdicts."""
+    t0 = time.monotonic()
+    verdicts = run()
+    return time.monotonic() - t0, frozenset((v.checker, v.property, v.config, v.status) for v in verdicts)
 
 
 def main() -> None:
@@ -67,26 +62,28 @@ def main() -> None:
         finally:
             ex.shutdown()
 
-    rows: dict[str, list[float]] = {}
-    verdicts = []
-    for label, run in (("1 local worker (-j 1)", lambda: cr.run_check(checkers, props, confs, opts, jobs=1)),
-                       ("2 local workers (-j 2)", lambda: cr.run_check(checkers, props, confs, opts, jobs=2))):
-        rows[label], v = timed(run, args.repeat)
-        verdicts.append(v)
-        print(f"  {label:<28} {statistics.median(rows[label]):7.1f} s  runs " + ", ".join(f"{t:.1f}" for t in rows[label]),
-              flush=True)
     t0 = time.monotonic()
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         started = time.monotonic() - t0
-        label = "LocalCluster, 2 workers"
-        rows[label], v = timed(lambda: on_cluster(cluster.scheduler_address), args.repeat)
-        verdicts.append(v)
-    print(f"  {label:<28} {statistics.median(rows[label]):7.1f} s  runs " + ", ".join(f"{t:.1f}" for t in rows[label])
-          + f"  (cluster start {started:.1f} s, not counted)")
+        setups: dict[str, Callable[[], list[Verdict]]] = {
+            "1 local worker (-j 1)": lambda: cr.run_check(checkers, props, confs, opts, jobs=1),
+            "2 local workers (-j 2)": lambda: cr.run_check(checkers, props, confs, opts, jobs=2),
+            "LocalCluster, 2 workers": lambda: on_cluster(cluster.scheduler_address),
+        }
+        rows: dict[str, list[float]] = {label: [] for label in setups}
+        verdicts = set()
+        for _ in range(args.repeat):  # interleaved: a change of load hits every set-up alike
+            for label, run in setups.items():
+                seconds, found = timed(run)
+                rows[label].append(seconds)
+                verdicts.add(found)
+    for label, times in rows.items():
+        print(f"  {label:<28} {statistics.median(times):7.1f} s  runs " + ", ".join(f"{t:.1f}" for t in times))
+    print(f"  (LocalCluster started once in {started:.1f} s, not counted)")
     one, two, dask = (statistics.median(r) for r in rows.values())
     print(f"speed-up: 2 local workers {one / two:.2f}x, LocalCluster {one / dask:.2f}x over 1 local worker; "
           f"LocalCluster / 2 local workers {two / dask:.2f}x")
-    print("same verdicts in every set-up: " + ("yes" if all(v == verdicts[0] for v in verdicts) else "NO"))
+    print("same verdicts in every run: " + ("yes" if len(verdicts) == 1 else "NO"))
     print("load average after: " + " ".join(f"{x:.1f}" for x in os.getloadavg()))
 
 
