@@ -213,14 +213,16 @@ def _top_level_problem(doc: object, shown: str) -> FormatError | None:
     Problems are ordered by the schema's key order, so a file of another format is told
     that first rather than about each of its keys.
     """
-    from mtgcheck.scenario_format import _got, _Said  # the scenario loader's wording of values
+    from mtgcheck.scenario_format import _field, _got, _Said  # the scenario loader's wording
 
     if not isinstance(doc, dict):
         return FormatError(shown, "(top level)", f"an object (a {CONFIG_FORMAT} document)", _got(doc))
     keys = list(config_schema()["properties"])
     unknown = [k for k in doc if k not in keys]
     if unknown:
-        return FormatError(shown, unknown[0], "one of the top-level keys: " + ", ".join(keys), _Said("an unknown key"))
+        # A key with spaces or control characters is quoted and escaped: the message stays one line.
+        return FormatError(shown, _field("", (unknown[0],)), "one of the top-level keys: " + ", ".join(keys),
+                           _Said("an unknown key"))
     try:
         errors = list(_config_validator().iter_errors(doc))
     except RecursionError:

@@ -82,6 +82,8 @@ def test_bounds_default_and_integral_floats_count() -> None:
     (lambda d: d.update(hypothesis_steps="40"), "hypothesis_steps"),
     (lambda d: d.update(depth=True), "depth"),
     (lambda d: d.update(colour="blue"), "colour"),
+    (lambda d: d.update({"two\nlines": 1}), '["two\\nlines"]'),  # quoted and escaped: one line
+    (lambda d: d.update({"": 1}), '[""]'),
     (lambda d: d["setup"].update(turn=3), "max_turn"),  # max_turn 2 is before setup.turn
     (lambda d: d["setup"]["cards"][0].update(card="Black Lotus"), "setup.cards[0].card"),
     (lambda d: d["setup"].update(active=7), "setup.active"),

@@ -210,7 +210,7 @@ def test_merge_shards_like_combine() -> None:
 
 @pytest.mark.deep
 def test_scheduler_run_gives_the_local_verdicts_everywhere(cluster: Any, tmp_path: Path) -> None:
-    common = ["check", "--checker", "graph", "--checker", "hypothesis", "--no-store"]
+    common = ["check", "--checker", "graph", "--checker", "hypothesis", "--no-store", "--shards", "3"]
     local, remote = tmp_path / "local.json", tmp_path / "remote.json"
     r1 = _cli(*common, "-j", "2", "--json", str(local))
     r2 = _cli(*common, "--scheduler", cluster.scheduler_address, "--json", str(remote))
