@@ -1,15 +1,37 @@
 """``mtgcheck check``: every property, every checker, the built-in configurations.
 
-Work is split into coarse units (one checker on one configuration) and run behind a
-``concurrent.futures`` executor: a local process pool by default, one Z3 context per
-process.  Verdicts are combined per property and checker across configurations.
+Work is split into units and run behind a ``concurrent.futures`` executor: a local process
+pool by default (one Z3 context per process), or a Dask cluster (``mtgcheck.executors``).
+
+* Z3 and the graph search: one unit per configuration, since their cost is the
+  per-configuration build (the transition relation, the state space), which every
+  property shares.
+* Hypothesis: one unit per *shard* = a subset of the properties x a range of seed slots.
+  The configuration's example budget N (``--examples`` or ``hypothesis_examples``) is
+  split over ``k = min(hypothesis_slots, N)`` seed slots (``--shards k``, default 1); slot ``i``
+  runs ``N // k`` examples (one more for ``i < N % k``) with the Hypothesis seed
+  ``slot_seed(S, i) = S + i * 1,000,000`` for the run seed ``S`` (``--seed``), so slot 0 is
+  the run seed itself and one slot is exactly the unsharded run.  The properties are dealt
+  round-robin into ``hypothesis_groups`` subsets (default 1: every property together, which
+  shares the simulated games).  The layout depends only on the options, never on the
+  executor or the number of workers: a failure found on any worker is found again by the
+  same command run locally (``--seed S``, same ``--examples`` and ``--shards``), and each
+  verdict records its Hypothesis seed and slot (``stats``).  One slot is the default because
+  every slot that finds a violation shrinks it on its own (a violation costs k shrinks), and
+  in the built-in run the Z3 and graph units, not Hypothesis, are the longest.
+
+The shards of one (property, checker, configuration) are merged back into one verdict
+(:func:`merge_shards`), then verdicts are combined per property and checker across
+configurations (:func:`combine`).  Units return verdicts and never write anything: the main
+process stores counterexamples.
 """
 
 from __future__ import annotations
 
 import time
+import warnings
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from mtgcheck.checkers.result import HOLDS, PROVED, UNKNOWN, VACUOUS, VIOLATED, Verdict
@@ -31,10 +53,82 @@ class Options:
     export_dir: str | None = None  # graph checker: write each explored graph here (GraphML)
     induction: bool = True
     rlimit: int | None = None  # Z3: resource limit of one induction query (None: the checker's default)
+    hypothesis_slots: int = 1  # seed slots per configuration (--shards; module docstring)
+    hypothesis_groups: int = 1  # property subsets per configuration
 
 
-def run_unit(checker: str, conf: CheckConfig, prop_ids: Sequence[str], opts: Options) -> list[Verdict]:
-    """One checker on one configuration (a picklable unit of work)."""
+#: Seed slot i of a run seeded S uses the Hypothesis seed S + i * SEED_STRIDE: slot 0 is the
+#: run seed, and runs whose seeds differ by less than the stride share no slot.
+SEED_STRIDE = 1_000_000
+
+
+def slot_seed(run_seed: int, slot: int) -> int:
+    """The Hypothesis seed of one seed slot (deterministic: a failure replays anywhere)."""
+    return run_seed + slot * SEED_STRIDE
+
+
+def slot_examples(total: int, slots: int, slot: int) -> int:
+    """Slot ``slot``'s share of ``total`` examples over ``slots`` slots (they sum to total)."""
+    return total // slots + (1 if slot < total % slots else 0)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One piece of work: a checker, a configuration, properties, and (Hypothesis) seed slots."""
+
+    checker: str
+    conf: CheckConfig
+    prop_ids: tuple[str, ...]
+    slots: tuple[int, ...] = ()
+
+
+def plan(checkers: Sequence[str], prop_ids: Sequence[str], configs: Sequence[CheckConfig],
+         opts: Options) -> list[Unit]:
+    """Every unit of a run, longest first (Z3, then the graph search), so the pool's tail is short."""
+    units: list[Unit] = []
+    for checker in sorted(checkers, key=CHECKERS.index):
+        for conf in configs:
+            if checker != "hypothesis":
+                units.append(Unit(checker, conf, tuple(prop_ids)))
+                continue
+            slots = min(opts.hypothesis_slots, opts.examples or conf.hypothesis_examples)
+            groups = [tuple(prop_ids[g::opts.hypothesis_groups]) for g in range(opts.hypothesis_groups)]
+            units += [Unit(checker, conf, group, (slot,)) for group in groups if group for slot in range(slots)]
+    return units
+
+
+def _run_hypothesis(conf: CheckConfig, props: Sequence[Any], slots: Sequence[int], opts: Options) -> list[Verdict]:
+    """The given seed slots of one configuration, each verdict tagged with its seed and slot.
+
+    No slots: the whole budget in one run seeded with the run seed (``mtgcheck mutants``
+    runs a unit like this: one configuration, nothing to spread).
+    """
+    from mtgcheck.checkers import hypo
+
+    if not slots:
+        return hypo.check(conf, props, seed=opts.seed, examples=opts.examples, timeout=opts.timeout,
+                          variant=opts.variant, disabled=opts.disabled)
+    total = opts.examples or conf.hypothesis_examples
+    count = min(opts.hypothesis_slots, total)
+    out: list[Verdict] = []
+    with warnings.catch_warnings():
+        # On a Dask worker, the worker's own threads use the global `random` while a draw
+        # runs; Hypothesis reads that as a strategy using it.  Our strategies never do (the
+        # runs stay reproducible: tests/test_executors.py), so the warning is noise.
+        warnings.filterwarnings("ignore", message="Do not use the `random` module")
+        for slot in slots:
+            seed = slot_seed(opts.seed, slot)
+            for v in hypo.check(conf, props, seed=seed, examples=slot_examples(total, count, slot),
+                                timeout=opts.timeout, variant=opts.variant, disabled=opts.disabled):
+                v.stats.update(seed=seed, slot=slot)
+                out.append(v)
+    return out
+
+
+def run_unit(checker: str, conf: CheckConfig, prop_ids: Sequence[str], opts: Options,
+             slots: Sequence[int] = ()) -> list[Verdict]:
+    """One checker on one configuration (a picklable unit of work); for Hypothesis, only the
+    given seed slots."""
     props = [BY_ID[p] for p in prop_ids]
     t0 = time.monotonic()
     if checker == "graph":
@@ -44,10 +138,7 @@ def run_unit(checker: str, conf: CheckConfig, prop_ids: Sequence[str], opts: Opt
         if opts.export_dir:
             graph.export(ex, f"{opts.export_dir}/{conf.name}.graphml")
     elif checker == "hypothesis":
-        from mtgcheck.checkers import hypo
-
-        out = hypo.check(conf, props, seed=opts.seed, examples=opts.examples, timeout=opts.timeout,
-                         variant=opts.variant, disabled=opts.disabled)
+        out = _run_hypothesis(conf, props, slots, opts)
     elif checker == "z3":
         from mtgcheck.checkers import z3bmc
 
@@ -104,31 +195,70 @@ def combine(verdicts: Sequence[Verdict]) -> list[Combined]:
     return out
 
 
+def _merge(shards: list[Verdict]) -> Verdict:
+    """The shards of one (checker, property, configuration) as one verdict.
+
+    As :func:`combine` does across configurations: a violation wins (the shortest trace, the
+    lowest slot among equals: it keeps its own seed and slot, to replay it), then an
+    unknown; otherwise the property holds if any shard saw its antecedent, else it is
+    vacuous.  Examples, steps and witnesses add up.
+    """
+    shards = sorted(shards, key=lambda v: v.stats.get("slot", 0))
+    for status in (VIOLATED, UNKNOWN):
+        hits = [v for v in shards if v.status == status]
+        if hits:
+            best = min(hits, key=lambda v: len(v.trace))
+            return replace(best, stats={**best.stats, "slots": len(shards)})
+    stats: dict[str, Any] = {key: sum(v.stats.get(key, 0) for v in shards) for key in ("examples", "steps", "witnesses")}
+    if any("coverage" in v.stats for v in shards):
+        from mtgcheck.coverage import added
+
+        stats["coverage"] = added(v.stats["coverage"] for v in shards if "coverage" in v.stats)
+    stats.update(slots=len(shards), seeds=[v.stats.get("seed") for v in shards],
+                 unit_seconds=max(v.stats.get("unit_seconds", 0.0) for v in shards))
+    first, seconds = shards[0], sum(v.seconds for v in shards)
+    if any(v.status in (HOLDS, PROVED) for v in shards):
+        detail = f"{stats['examples']} examples, {len(shards)} seed slots from seed {first.stats.get('seed')}"
+        depth = max(v.depth or 0 for v in shards if v.status in (HOLDS, PROVED))
+        return replace(first, status=HOLDS, detail=detail, depth=depth, seconds=seconds, stats=stats)
+    return replace(first, status=VACUOUS, seconds=seconds, stats=stats)
+
+
+def merge_shards(verdicts: Sequence[Verdict]) -> list[Verdict]:
+    """One verdict per (checker, property, configuration), in the order first seen, whatever
+    the number of shards: the report and :func:`combine` see what they saw before sharding."""
+    cells: dict[tuple[str, str, str], list[Verdict]] = {}
+    for v in verdicts:
+        cells.setdefault((v.checker, v.property, v.config), []).append(v)
+    return [vs[0] if len(vs) == 1 else _merge(vs) for vs in cells.values()]
+
+
 def run_check(checkers: Sequence[str], prop_ids: Sequence[str], configs: Sequence[CheckConfig], opts: Options,
               jobs: int = 2, on_done: Callable[[str, str], None] | None = None,
               executor: Executor | None = None) -> list[Verdict]:
-    units = [(c, conf) for conf in configs for c in checkers]
-    verdicts: list[Verdict] = []
+    """Run every unit of :func:`plan` (in this process when ``jobs`` is 1 and no executor is
+    given), then merge the shards.  Results are put back in plan order, so the verdicts do
+    not depend on which worker finished first."""
+    units = plan(checkers, prop_ids, configs, opts)
+    results: list[list[Verdict]] = [[] for _ in units]
     if jobs <= 1 and executor is None:
-        for c, conf in units:
-            verdicts += run_unit(c, conf, prop_ids, opts)
+        for i, u in enumerate(units):
+            results[i] = run_unit(u.checker, u.conf, u.prop_ids, opts, u.slots)
             if on_done:
-                on_done(c, conf.name)
-        return verdicts
+                on_done(u.checker, u.conf.name)
+        return merge_shards([v for r in results for v in r])
     own = executor is None
     ex = executor or ProcessPoolExecutor(max_workers=jobs)
     try:
-        # Longest first (Z3), so that the pool's tail is short.
-        order = sorted(units, key=lambda u: CHECKERS.index(u[0]))
-        futs = {ex.submit(run_unit, c, conf, tuple(prop_ids), opts): (c, conf.name) for c, conf in order}
+        futs = {ex.submit(run_unit, u.checker, u.conf, u.prop_ids, opts, u.slots): i for i, u in enumerate(units)}
         for fut in as_completed(futs):
-            verdicts += fut.result()
+            results[futs[fut]] = fut.result()
             if on_done:
-                on_done(*futs[fut])
+                on_done(units[futs[fut]].checker, units[futs[fut]].conf.name)
     finally:
         if own:
             ex.shutdown()
-    return verdicts
+    return merge_shards([v for r in results for v in r])
 
 
 def exit_code(combined: Sequence[Combined]) -> int:
@@ -149,15 +279,33 @@ def verdict_json(v: Verdict, describe: Callable[[Any], str] | None = None) -> di
 
 
 def configs_named(names: Sequence[str]) -> list[CheckConfig]:
+    """The configurations ``--config`` names: built-in names, or configuration files.
+
+    A value that is not a built-in name is a file if it ends in ``.json``, holds a path
+    separator or names an existing file; every file is loaded (and any malformed one
+    refused) before any work starts.
+    """
+    import os
+
+    from mtgcheck.configs import load_config
+    from mtgcheck.errors import UsageError
+
     if not names:
         return list(BUILTIN)
     known = {c.name: c for c in BUILTIN}
-    from mtgcheck.errors import UsageError
-
+    out = []
     for n in names:
-        if n not in known:
-            raise UsageError(f"--config: expected one of {', '.join(known)}, got {n!r}")
-    return [known[n] for n in names]
+        if n in known:
+            out.append(known[n])
+        elif n.endswith(".json") or os.sep in n or os.path.isfile(n):
+            out.append(load_config(n))
+        else:
+            raise UsageError(f"--config: expected one of {', '.join(known)} or a configuration file (.json), got {n!r}")
+    seen = [c.name for c in out]
+    twice = next((n for i, n in enumerate(seen) if n in seen[:i]), None)
+    if twice is not None:
+        raise UsageError(f"--config: two configurations named {twice!r} (names must differ: reports key on them)")
+    return out
 
 
 def properties_named(ids: Sequence[str]) -> list[str]:

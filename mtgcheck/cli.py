@@ -88,13 +88,20 @@ def _interactive() -> bool:
 @click.option("--checker", "checkers", multiple=True, type=click.Choice(["z3", "graph", "hypothesis"]),
               help="Run only this checker (repeatable). Default: all three.")
 @click.option("--property", "props", multiple=True, metavar="ID", help="Check only this property (repeatable).")
-@click.option("--config", "configs", multiple=True, metavar="NAME", help="Only this built-in configuration (repeatable).")
+@click.option("--config", "configs", multiple=True, metavar="NAME|FILE",
+              help="Only this built-in configuration, or a configuration file (mtgcheck.config/1; repeatable).")
 @click.option("--depth", type=click.IntRange(0, 50), default=None, help="BMC depth for Z3 (default: 3).")
 @click.option("--timeout", type=click.FloatRange(1, 86400), default=150.0, show_default=True,
               help="Seconds for one checker on one configuration; past it, verdicts are unknown.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the Hypothesis checker.")
 @click.option("--examples", type=click.IntRange(1, 10**7), default=None, help="Hypothesis examples per configuration.")
+@click.option("--shards", type=click.IntRange(1, 1000), default=1, show_default=True,
+              help="Hypothesis units per configuration: the examples split over this many seed slots "
+              "(slot i seeded SEED + i * 1000000), run in parallel.")
 @click.option("--jobs", "-j", type=click.IntRange(1, 256), default=2, show_default=True, help="Worker processes.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Run the work on this Dask scheduler (tcp://HOST:PORT) instead of local processes "
+              "(needs pip install mtgcheck[dask]).")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write every verdict as JSON here.")
 @click.option("--junit", "junit_out", type=click.Path(dir_okay=False), help="Write JUnit XML here.")
 @click.option("--variant", type=click.Choice(sorted(__import__("mtgcheck.model.config", fromlist=["VARIANTS"]).VARIANTS)),
@@ -112,9 +119,9 @@ def _interactive() -> bool:
               help="Write this run's figures as the manifest (run the default check for it).")
 @_guard
 def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str, ...], depth: int | None,
-          timeout: float, seed: int, examples: int | None, jobs: int, json_out: str | None,
-          junit_out: str | None, variant: str | None, store_dir: str, no_store: bool, strengthen: bool, export_dir: str | None,
-          manifest_in: str | None, manifest_out: str | None) -> int:
+          timeout: float, seed: int, examples: int | None, shards: int, jobs: int, scheduler: str | None,
+          json_out: str | None, junit_out: str | None, variant: str | None, store_dir: str, no_store: bool,
+          strengthen: bool, export_dir: str | None, manifest_in: str | None, manifest_out: str | None) -> int:
     """Check every property with every checker on the built-in configurations.
 
     Exit 0: every property proved or holds; 1: a property is violated or vacuous (no
@@ -134,24 +141,30 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
     prop_ids = cr.properties_named(props)
     confs = cr.configs_named(configs)
     opts = cr.Options(depth=depth, timeout=timeout, seed=seed, examples=examples, variant=variant,
-                      strengthen=strengthen, export_dir=export_dir)
+                      strengthen=strengthen, export_dir=export_dir, hypothesis_slots=shards)
     from mtgcheck import coverage, manifest as mf
+    from mtgcheck.executors import make_executor
 
     exempt = coverage.load_exempt()
     expected = mf.load(manifest_in) if manifest_in else None
-    click.echo(f"mtgcheck check: {len(prop_ids)} properties x {len(chosen)} checkers x {len(confs)} configurations"
-               f" (seed {seed}, {jobs} jobs)", err=True)
-    t0 = _time.monotonic()
-    total = len(chosen) * len(confs)
-    if _interactive():
-        from rich.progress import Progress
 
-        with Progress(transient=True) as prog:
-            task = prog.add_task("checking", total=total)
-            verdicts = cr.run_check(chosen, prop_ids, confs, opts, jobs=jobs,
-                                    on_done=lambda c, n: prog.advance(task))
-    else:
-        verdicts = cr.run_check(chosen, prop_ids, confs, opts, jobs=jobs)
+    executor = make_executor(scheduler, jobs) if scheduler else None  # before any work: a bad address is exit 2
+    click.echo(f"mtgcheck check: {len(prop_ids)} properties x {len(chosen)} checkers x {len(confs)} configurations"
+               f" (seed {seed}, {f'scheduler {scheduler}' if scheduler else f'{jobs} jobs'})", err=True)
+    t0 = _time.monotonic()
+    try:
+        if _interactive():
+            from rich.progress import Progress
+
+            with Progress(transient=True) as prog:
+                task = prog.add_task("checking", total=len(cr.plan(chosen, prop_ids, confs, opts)))
+                verdicts = cr.run_check(chosen, prop_ids, confs, opts, jobs=jobs, executor=executor,
+                                        on_done=lambda c, n: prog.advance(task))
+        else:
+            verdicts = cr.run_check(chosen, prop_ids, confs, opts, jobs=jobs, executor=executor)
+    finally:
+        if executor is not None:
+            executor.shutdown()
     wall = _time.monotonic() - t0
     combined = cr.combine(verdicts)
     cells = {(c.property, c.checker): c for c in combined}
@@ -174,8 +187,9 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
     for comb in combined:
         if comb.status == "violated" and comb.verdict:
             v = comb.verdict
+            slot = f", seed slot {v.stats['slot']} (Hypothesis seed {v.stats['seed']})" if "slot" in v.stats else ""
             click.echo(f"VIOLATED {comb.checker}::{comb.property} on {v.config} "
-                       f"(CR {', '.join(BY_ID[comb.property].rules)}), trace of {len(v.trace)}:")
+                       f"(CR {', '.join(BY_ID[comb.property].rules)}){slot}, trace of {len(v.trace)}:")
             for a in v.trace:
                 click.echo(f"    {descr[v.config](a)}")
     if not no_store:

@@ -1,4 +1,5 @@
-"""The built-in configurations that ``mtgcheck check`` runs with no arguments.
+"""The built-in configurations that ``mtgcheck check`` runs with no arguments, and the
+loader of configuration files (``mtgcheck check --config FILE``, docs/config.md).
 
 Each is a starting position plus bounds: the graph search explores every state reachable
 within ``max_turn``; BMC and Hypothesis go ``depth`` actions deep.  The positions are small
@@ -9,8 +10,13 @@ fired as vacuous rather than as holding.
 
 from __future__ import annotations
 
+import functools
+import json
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
+from mtgcheck.errors import FormatError
 from mtgcheck.model.setup import CardPlacement as C, PlanarSetup, Position
 
 
@@ -157,3 +163,115 @@ COUNTER = _conf("break-counter", Position(
 
 SMALL: dict[str, CheckConfig] = {c.name: c for c in (PLOT, LUCK, RITES, FLASHBACK, HAND_FLASHBACK, BOLT, OTARIA,
                                                      TALLY, EXTRA_TURN, COUNTER)}
+
+
+# --- configuration files (format mtgcheck.config/1, docs/config.md) ---------------------
+
+CONFIG_FORMAT = "mtgcheck.config/1"
+CONFIG_SCHEMA_FILE = "config-1.schema.json"
+#: The bounds a file may set, each with its CheckConfig default when the file leaves it out.
+BOUNDS = ("max_turn", "depth", "hypothesis_examples", "hypothesis_steps")
+
+
+def config_schema() -> dict[str, Any]:
+    """The published JSON Schema of configuration files (its ``setup`` is the scenario's)."""
+    from importlib.resources import files
+
+    return json.loads(files("mtgcheck.data").joinpath(CONFIG_SCHEMA_FILE).read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _config_validator() -> Any:
+    """A validator that resolves the scenario schema's ``$defs/setup`` by the scenario's $id."""
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    from mtgcheck.scenario_format import load_schema
+
+    scenario = load_schema()
+    registry = Registry().with_resource(scenario["$id"], Resource.from_contents(scenario))
+    return Draft202012Validator(config_schema(), registry=registry)
+
+
+def _expected(key: str) -> str:
+    """What a top-level key must hold, in the words of scenario errors."""
+    prop = config_schema()["properties"][key]
+    if key == "format":
+        return repr(CONFIG_FORMAT)
+    if key == "name":
+        return "a name of letters, digits, _ and - (at most 64)"
+    if key == "setup":
+        return "an object (a position, as a scenario's setup)"
+    if prop.get("type") == "integer":
+        return f"an integer from {prop['minimum']} to {prop['maximum']}"
+    return "a string"
+
+
+def _top_level_problem(doc: object, shown: str) -> FormatError | None:
+    """The first problem outside ``setup`` (the scenario loader words those), or None.
+
+    Problems are ordered by the schema's key order, so a file of another format is told
+    that first rather than about each of its keys.
+    """
+    from mtgcheck.scenario_format import _field, _got, _Said  # the scenario loader's wording
+
+    if not isinstance(doc, dict):
+        return FormatError(shown, "(top level)", f"an object (a {CONFIG_FORMAT} document)", _got(doc))
+    keys = list(config_schema()["properties"])
+    unknown = [k for k in doc if k not in keys]
+    if unknown:
+        # A key with spaces or control characters is quoted and escaped: the message stays one line.
+        return FormatError(shown, _field("", (unknown[0],)), "one of the top-level keys: " + ", ".join(keys),
+                           _Said("an unknown key"))
+    try:
+        errors = list(_config_validator().iter_errors(doc))
+    except RecursionError:
+        return FormatError(shown, "(top level)", "a configuration nested less deeply", _Said("nesting too deep to check"))
+    bad = {e.path[0] for e in errors if e.path and e.path[0] != "setup"}
+    missing = {k for k in config_schema()["required"] if k not in doc}
+    for key in keys:
+        if key in missing:
+            return FormatError(shown, key, _expected(key), _Said("nothing (the key is missing)"))
+        if key in bad:
+            return FormatError(shown, key, _expected(key), _got(doc[key]))
+    return None
+
+
+def parse_config(doc: object, source: str) -> CheckConfig:
+    """Check and type an already-parsed configuration document; FormatError on the first problem.
+
+    The ``setup`` goes through the scenario loader (schema, then cross-field checks such
+    as known card names and player indexes), wrapped in an empty scenario so that its
+    field paths (``setup.cards[1].card``) read the same in both formats.
+    """
+    from mtgcheck.model import cards as pool
+    from mtgcheck.scenario_format import FORMAT, _display, _normalized, parse_scenario
+
+    shown = _display(source)
+    problem = _top_level_problem(doc, shown)
+    if problem is not None:
+        raise problem
+    assert isinstance(doc, dict)
+    wrapped = {"format": FORMAT, "name": doc["name"], "rules": [], "setup": doc["setup"], "actions": []}
+    position = parse_scenario(wrapped, source=source, known_cards=pool.card_names(),
+                              known_planes=pool.plane_names()).setup
+    bounds = {k: v for k, v in _normalized(doc).items() if k in BOUNDS}  # type: ignore[union-attr]
+    conf = CheckConfig(doc["name"], position, **bounds)
+    if conf.max_turn < position.turn:
+        raise FormatError(shown, "max_turn", f"a turn no earlier than setup.turn ({position.turn})", conf.max_turn)
+    return conf
+
+
+def load_config(path: str | Path) -> CheckConfig:
+    """Read a configuration file (``mtgcheck.config/1``): a CheckConfig, or one FormatError.
+
+    The file is read as scenario files are (UTF-8 JSON of at most 1 MiB, no repeated keys,
+    no NaN), so the two formats fail alike.
+    """
+    from mtgcheck.scenario_format import _display, _read_json  # the scenario loader's careful reader
+
+    try:
+        doc = _read_json(Path(path), _display(str(path)))
+    except FormatError as exc:
+        raise FormatError(exc.file, exc.field, exc.expected.replace("scenario", "configuration"), exc.got) from None
+    return parse_config(doc, str(path))

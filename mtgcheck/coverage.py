@@ -69,6 +69,16 @@ class Coverage:
         return [r for r in self.rules if self.fired(r, checker) > 0]
 
 
+def added(parts: Iterable[Counts]) -> Counts:
+    """The counts of several shards of one unit (seed slots), summed rule by rule."""
+    out: Counts = {"rules": {}, "actions": {}}
+    for part in parts:
+        for kind in ("rules", "actions"):
+            for name, n in part.get(kind, {}).items():
+                out[kind][name] = out[kind].get(name, 0) + n
+    return out
+
+
 def collect(verdicts: Iterable[Any]) -> dict[tuple[str, str], Counts]:
     """Each unit's counts, once (the verdicts of a unit share one counts dict)."""
     out: dict[tuple[str, str], Counts] = {}
