@@ -27,9 +27,10 @@ import pickle
 import shutil
 import tempfile
 import traceback
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -142,7 +143,7 @@ def source_digest() -> str:
     h = hashlib.sha256(f"{mtgcheck.__version__} {z3.get_version_string()} {hypothesis.__version__} "
                        f"{networkx.__version__}".encode())
     for pkg in (mtgcheck, mtgcheck.model, mtgcheck.properties):
-        root = Path(pkg.__file__).parent
+        root = Path(str(pkg.__file__)).parent
         for f in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".json")):
             h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes())
     return h.hexdigest()
@@ -282,9 +283,9 @@ class MtgcheckSession:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         """A property no configuration exercised (vacuous in every one) fails the run, as in
         ``mtgcheck check``; on one configuration alone it is only a skip."""
-        if self.controller and session.exitstatus == pytest.ExitCode.OK:
-            if any(c.status == "vacuous" for c in self.cells()):
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        vacuous = any(c.status == "vacuous" for c in self.cells())
+        if self.controller and vacuous and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.controller or not self.reported:
@@ -304,11 +305,17 @@ class MtgcheckSession:
             shutil.rmtree(self.owned, ignore_errors=True)
 
 
+def _session(config: pytest.Config) -> MtgcheckSession:
+    plugin = config.pluginmanager.get_plugin(_PLUGIN)
+    assert isinstance(plugin, MtgcheckSession), "mtgcheck items exist only under --mtgcheck"
+    return plugin
+
+
 class Matrix(pytest.Collector):
     """The items: z3, graph, hypothesis (longest first, a unit's items together), then replays."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        sel: Selection = self.config.pluginmanager.get_plugin(_PLUGIN).sel
+        sel = _session(self.config).sel
         for checker in sel.checkers:
             for conf in sel.configs:
                 for prop in sel.props:
@@ -341,7 +348,7 @@ class CheckItem(_Item):
         self.checker, self.conf, self.prop = checker, conf, prop
 
     def runtest(self) -> None:
-        session: MtgcheckSession = self.config.pluginmanager.get_plugin(_PLUGIN)
+        session = _session(self.config)
         verdicts, how = session.cache.verdicts(session.units[(self.checker, self.conf.name)])
         v = verdicts[self.prop]
         self.user_properties += verdict_properties(v) + [("mtgcheck_unit", f"{how} ({_worker()})")]
@@ -354,7 +361,8 @@ def verdict_properties(v: Verdict) -> list[tuple[str, Any]]:
 
     return [("mtgcheck_checker", v.checker), ("mtgcheck_property", v.property), ("mtgcheck_config", v.config),
             ("mtgcheck_status", v.status), ("mtgcheck_cell", combine([v])[0].cell()), ("mtgcheck_detail", v.detail),
-            ("mtgcheck_depth", v.depth), ("mtgcheck_k", v.k), ("mtgcheck_seconds", round(v.seconds, 2))]
+            ("mtgcheck_depth", v.depth), ("mtgcheck_k", v.k), ("mtgcheck_seconds", round(v.seconds, 2)),
+            ("mtgcheck_unit_seconds", v.stats.get("unit_seconds"))]
 
 
 def verdict_of(props: dict[str, Any]) -> Verdict | None:
