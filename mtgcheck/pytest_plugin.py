@@ -281,10 +281,11 @@ class MtgcheckSession:
         return combine(self.reported)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        """A property no configuration exercised (vacuous in every one) fails the run, as in
-        ``mtgcheck check``; on one configuration alone it is only a skip."""
-        vacuous = any(c.status == "vacuous" for c in self.cells())
-        if self.controller and vacuous and session.exitstatus == pytest.ExitCode.OK:
+        """A property no configuration exercised (vacuous in every one) fails the run, as
+        ``mtgcheck check``'s exit code says; on one configuration alone it is only a skip."""
+        from mtgcheck.check_run import exit_code
+
+        if self.controller and session.exitstatus == pytest.ExitCode.OK and exit_code(self.cells()) != 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
