@@ -199,11 +199,13 @@ class UnitCache:
 
 
 def _run(unit: Unit, opts: Options) -> list[Verdict] | str:
-    """``check_run.run_unit``, or the traceback it raised (kept, so the unit is not re-run per item)."""
-    from mtgcheck.check_run import run_unit
+    """The unit run as ``mtgcheck check`` runs it (its plan: Hypothesis seed slots, shards
+    merged), or the traceback it raised (kept, so the unit is not re-run per item)."""
+    from mtgcheck.check_run import merge_shards, plan, run_unit
 
     try:
-        return run_unit(unit.checker, unit.conf, unit.props, opts)
+        return merge_shards([v for u in plan([unit.checker], unit.props, [unit.conf], opts)
+                             for v in run_unit(u.checker, u.conf, u.prop_ids, opts, u.slots)])
     except Exception:  # noqa: BLE001 - a bug in a checker fails the unit's items, with its traceback
         return traceback.format_exc()
 

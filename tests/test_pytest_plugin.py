@@ -164,9 +164,9 @@ def test_violation_shows_the_minimized_trace_and_the_rules(pytester: pytest.Pyte
 
 
 def _tampered(store: Path) -> tuple[Path, Path]:
-    """Two bad copies of the first stored counterexample: one edited without its hash, one whose
-    last action is dropped and whose hash is recomputed (well-formed, but it no longer reproduces)."""
-    src = stored(store)[0]
+    """Two bad copies of the first stored property counterexample: one edited without its hash, one
+    whose last action is dropped and whose hash is recomputed (well-formed, but it no longer reproduces)."""
+    src = next(p for p in stored(store) if json.loads(p.read_text())["violates"] != "divergence")
     doc = json.loads(src.read_text())
     edited = dict(doc, scenario=dict(doc["scenario"], setup=dict(doc["scenario"]["setup"], mana=[9, 9])))
     bad_hash = src.with_name("bad-hash.json")
