@@ -141,7 +141,7 @@ def test_minimized_counterexample_is_smaller_and_still_reproduces() -> None:
 def test_minimization_drops_a_player_nothing_needs() -> None:
     from mtgcheck.minimize import minimize
 
-    doc = json.loads(STORED[0].read_text())
+    doc = json.loads(PROPERTY_CX[0].read_text())
     doc.pop("hash")
     setup = doc["scenario"]["setup"]
     setup["players"], setup["life"], setup["mana"] = 3, setup["life"] + [20], setup["mana"] + [0]
