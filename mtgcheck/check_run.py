@@ -44,7 +44,7 @@ CHECKERS = ("z3", "graph", "hypothesis")
 @dataclass(frozen=True)
 class Options:
     depth: int | None = None
-    timeout: float = 150.0
+    timeout: float = 300.0  # a safety net: proofs are bounded by Z3's rlimit, not by time
     seed: int = 0
     examples: int | None = None
     variant: str | None = None

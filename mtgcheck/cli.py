@@ -91,7 +91,7 @@ def _interactive() -> bool:
 @click.option("--config", "configs", multiple=True, metavar="NAME|FILE",
               help="Only this built-in configuration, or a configuration file (mtgcheck.config/1; repeatable).")
 @click.option("--depth", type=click.IntRange(0, 50), default=None, help="BMC depth for Z3 (default: 3).")
-@click.option("--timeout", type=click.FloatRange(1, 86400), default=150.0, show_default=True,
+@click.option("--timeout", type=click.FloatRange(1, 86400), default=300.0, show_default=True,
               help="Seconds for one checker on one configuration; past it, verdicts are unknown.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the Hypothesis checker.")
 @click.option("--examples", type=click.IntRange(1, 10**7), default=None, help="Hypothesis examples per configuration.")

@@ -58,8 +58,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="Only this built-in configuration (repeatable). Default: all of them.")
     group.addoption("--mtgcheck-seed", type=int, default=0, metavar="N", help="Seed of the Hypothesis checker (0).")
     group.addoption("--mtgcheck-depth", type=int, default=None, metavar="N", help="BMC depth for Z3 (default 3).")
-    group.addoption("--mtgcheck-timeout", type=float, default=150.0, metavar="S",
-                    help="Seconds for one checker on one configuration (150); past it, verdicts are unknown.")
+    group.addoption("--mtgcheck-timeout", type=float, default=300.0, metavar="S",
+                    help="Seconds for one checker on one configuration (300); past it, verdicts are unknown.")
     group.addoption("--mtgcheck-variant", default=None, metavar="NAME",
                     help="Check a named rule variant instead of the default rules.")
     group.addoption("--mtgcheck-store", default=None, metavar="DIR",
