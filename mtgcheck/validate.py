@@ -421,13 +421,14 @@ def run(spec: str, *, budget: int, seed: int, store_dir: str | None, scenario_fi
             first.setdefault(tr.divergence.key(), tr)
 
     try:
-        for source, setup, acts in scenario_traces(driver.support, scenario_files):
+        scripted_traces = scenario_traces(driver.support, scenario_files)
+        for source, setup, acts in scripted_traces:
             try:
                 record(driver.play(setup, scripted(acts, setup), source=source))
                 rep.sources["scenarios"] = rep.sources.get("scenarios", 0) + 1
             except EngineRefused:
                 rep.refused += 1
-        setups = builtin_setups(driver.support) + [s for _, s, _ in scenario_traces(driver.support, scenario_files)]
+        setups = builtin_setups(driver.support) + [s for _, s, _ in scripted_traces]
         if setups and budget > 0:
             _generated(driver, setups, budget, seed, probe_rate, record, rep)
         if progress:
