@@ -100,9 +100,9 @@ class Catalogue:
 
 
 def _gather(cfg: Config) -> Iterable[Transition]:
-    from . import casting, leaving, planechase, plot, resolution, turns
+    from . import casting, leaving, legend, planechase, plot, resolution, turns
 
-    for mod in (turns, plot, casting, resolution, planechase, leaving):
+    for mod in (turns, plot, casting, resolution, legend, planechase, leaving):
         yield from mod.transitions(cfg)
 
 

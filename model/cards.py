@@ -20,6 +20,7 @@ from .mana import ManaCost, parse_card_cost, parse_mana_cost
 POOL_FILE = "mtgcheck/data/cards.json"
 KEYWORDS = frozenset({"Flash", "Flying", "Haste", "Plot", "Flashback", "Kicker", "Prowess"})
 TYPES = frozenset({"Artifact", "Creature", "Enchantment", "Instant", "Land", "Sorcery", "Plane"})
+SUPERTYPES = frozenset({"Basic", "Legendary"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +52,12 @@ class CardDef:
     toughness: int = 0
     is_test: bool = False
     text: str = ""
+    supertypes: frozenset[str] = frozenset()
+
+    @property
+    def legendary(self) -> bool:
+        """CR 205.4d: the legend rule (CR 704.5j) reads the supertype Legendary."""
+        return "Legendary" in self.supertypes
 
     @property
     def is_split(self) -> bool:
@@ -185,6 +192,7 @@ def card_from_record(rec: dict[str, Any], where: str) -> CardDef:
         toughness=stat("toughness"),
         is_test=bool(_field(rec, "isTest", where, bool, False)),
         text=_field(rec, "text", where, str, ""),
+        supertypes=_names(rec, "supertypes", where, SUPERTYPES),
     )
 
 

@@ -167,9 +167,14 @@ def resolve_ability(cfg: Config, s: State, a: int) -> State:
     kind, src, P = s.ab_kind[a], s.ab_src[a], cfg.players
     n = cfg.n
 
-    def pump(amount: int) -> State:
-        return s.replace(pump=tuple(If(And(src == k, s.zone[k] == BATTLEFIELD), s.pump[k] + amount, s.pump[k])
-                                    for k in range(n)))
+    def pump(power: int, toughness: int) -> State:
+        # CR 613.4c: +N/+N effects; power and toughness are raised apart (CR 702.108a prowess
+        # is +1/+1, Slickshot Show-Off's trigger +2/+0), so lethal damage reads the raised
+        # toughness (CR 704.5g).
+        here = [And(src == k, s.zone[k] == BATTLEFIELD) for k in range(n)]
+        return s.replace(power_bonus=tuple(If(here[k], s.power_bonus[k] + power, s.power_bonus[k]) for k in range(n)),
+                         toughness_bonus=tuple(If(here[k], s.toughness_bonus[k] + toughness, s.toughness_bonus[k])
+                                               for k in range(n)))
 
     def lilah() -> State:
         ok = still_legal(cfg, s, "spell", s.ab_target[a], s.ab_target_oid[a])
@@ -188,13 +193,13 @@ def resolve_ability(cfg: Config, s: State, a: int) -> State:
         return s.replace(granted_fb=tuple(
             If(And(t == P + k, s.zone[k] == GRAVEYARD, s.oid[k] == toid), 1, s.granted_fb[k]) for k in range(n)))
 
-    table = [(AB_SHOWOFF, lambda: pump(2)), (AB_PROWESS, lambda: pump(1)), (AB_LILAH_PLOT, lilah),
+    table = [(AB_SHOWOFF, lambda: pump(2, 0)), (AB_PROWESS, lambda: pump(1, 1)), (AB_LILAH_PLOT, lilah),
              (AB_AVEN, aven), (AB_SNAP, snap)]
     if cfg.planechase:
         table += [(AB_CHAOS, lambda: resolve_chaos(cfg, s, a)), (AB_PLANESWALK, lambda: resolve_planeswalk(cfg, s, a))]
     out = s
     for code, fn in reversed(table):
-        out = (lambda out=out, code=code, fn=fn: _branch(kind == code, fn, lambda: out))()
+        out = _branch(kind == code, fn, lambda out=out: out)
     out = remove_ability(cfg, out, a)
     return give_priority_to_active(cfg, out)
 
@@ -249,8 +254,10 @@ def _choices(cfg: Config) -> Iterable[Transition]:
                     conds = [game_on(cfg), *_pending(P_LOOT, p, m),
                              Cond("discard.in-hand", "701.9a", "a discarded card must be in your hand",
                                   lambda s, pick=pick: And(*[s.zone[k] == HAND for k in pick])),
+                             # CR 701.9a: the hand counted is the discarding player's own (p
+                             # bound here: a late-bound loop variable read another player's hand).
                              Cond("discard.count", "701.9a", "discard two cards (all of them if you have fewer)",
-                                  lambda s, pick=pick: hand_count(cfg, s, p) == len(pick) if len(pick) < 2
+                                  lambda s, pick=pick, p=p: hand_count(cfg, s, p) == len(pick) if len(pick) < 2
                                   else hand_count(cfg, s, p) >= 2)]
                     yield Transition(Action("choose", p, cards=pick), "choose.discard", "701.9a", tuple(conds),
                                      lambda s, m=m, pick=pick: _loot_done(cfg, s, m, pick))

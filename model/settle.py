@@ -5,16 +5,20 @@ from __future__ import annotations
 from .config import Config
 from .logic import And, If, Or, lazy_if
 from .state import BATTLEFIELD, GRAVEYARD, State, ite_state
+from .legend import ask_legend_choice
 from .zones import move
 
 
 def settle(cfg: Config, s: State) -> State:
     """Apply the state-based actions the pool needs, then end the game if one player is left."""
     # CR 704.5g: a creature with lethal damage marked on it is destroyed.
-    lethal = [And(s.zone[j] == BATTLEFIELD, s.damage[j] >= sl.card.toughness) if sl.card.is_("Creature") else False
-              for j, sl in enumerate(cfg.slots)]
+    # Toughness is the printed one raised by "until end of turn" bonuses (CR 613.4c: prowess).
+    lethal = [And(s.zone[j] == BATTLEFIELD, s.damage[j] >= sl.card.toughness + s.toughness_bonus[j])
+              if sl.card.is_("Creature") else False for j, sl in enumerate(cfg.slots)]
     if any(x is not False for x in lethal):
         s = move(cfg, s, lethal, GRAVEYARD)
+    # CR 704.5j: the legend rule (its owner chooses which one stays).
+    s = ask_legend_choice(cfg, s)
     from .leaving import leave_game
 
     # CR 704.5a: 0 or less life loses; CR 704.5b: drew from an empty library loses.

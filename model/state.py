@@ -36,8 +36,8 @@ FB_NONE, FB_PRINTED, FB_MANA_COST = range(3)
 FLASHBACKS = ("-", "printed", "mana_cost")
 
 # Pending choices (a resolving object waits for a player's ``choose``).
-P_NONE, P_LUCK, P_LOOT, P_AVEN_TARGET, P_SNAP_TARGET = range(5)
-PENDINGS = ("-", "make-your-own-luck", "discard", "aven-target", "snapcaster-target")
+P_NONE, P_LUCK, P_LOOT, P_AVEN_TARGET, P_SNAP_TARGET, P_LEGEND = range(6)
+PENDINGS = ("-", "make-your-own-luck", "discard", "aven-target", "snapcaster-target", "legend-rule")
 
 # Triggered abilities on the stack (CR 603).
 AB_NONE, AB_SHOWOFF, AB_PROWESS, AB_LILAH_PLOT, AB_AVEN, AB_SNAP, AB_CHAOS, AB_PLANESWALK = range(8)
@@ -89,7 +89,8 @@ class State:
     target_oid: tuple
     granted_fb: tuple  # flashback granted until end of turn (Past in Flames, Snapcaster Mage)
     damage: tuple
-    pump: tuple
+    power_bonus: tuple  # until end of turn: +N/+0 and +N/+N effects (CR 613.4c)
+    toughness_bonus: tuple  # kept apart from power: prowess is +1/+1, Show-Off's pump +2/+0
     last_cast: tuple  # history: the turn it was last cast (0 never)
     # triggered abilities on the stack
     ab_kind: tuple
@@ -118,7 +119,8 @@ FIELDS = tuple(f.name for f in dataclasses.fields(State))
 # The fields indexed by card slot: one list, so that every user (sizes, the graph search's
 # symmetry renaming) sees a new card field at once.
 CARD_FIELDS = ("zone", "pos", "oid", "plotted", "how", "cast_from", "x", "kicked", "half", "fb_exile",
-               "plot_on_resolve", "target", "target_oid", "granted_fb", "damage", "pump", "last_cast")
+               "plot_on_resolve", "target", "target_oid", "granted_fb", "damage", "power_bonus",
+               "toughness_bonus", "last_cast")
 
 
 def sizes(cfg: Config) -> dict[str, int]:

@@ -66,9 +66,9 @@ def If_state(c: Any, then, other) -> State:  # type: ignore[no-untyped-def]
 
 def cleanup(cfg: Config, s: State) -> State:
     """CR 514.2: damage wears off and "until end of turn" effects end (the +2/+0 of
-    Slickshot Show-Off, flashback granted by Past in Flames or Snapcaster Mage)."""
+    Slickshot Show-Off and prowess's +1/+1, flashback granted by Past in Flames or Snapcaster Mage)."""
     n = cfg.n
-    return s.replace(damage=(0,) * n, pump=(0,) * n, granted_fb=(0,) * n, chaos_extra=0)
+    return s.replace(damage=(0,) * n, power_bonus=(0,) * n, toughness_bonus=(0,) * n, granted_fb=(0,) * n, chaos_extra=0)
 
 
 def next_turn(cfg: Config, s: State) -> State:

@@ -32,7 +32,7 @@ def move(cfg: Config, s: State, moving: Sequence[Any], dest: Sequence[Any] | Any
     zone, pos, oid = list(s.zone), list(s.pos), list(s.oid)
     cleared: dict[str, list[Any]] = {f: list(getattr(s, f)) for f in (
         "plotted", "how", "cast_from", "x", "kicked", "half", "fb_exile", "plot_on_resolve",
-        "target", "target_oid", "granted_fb", "damage", "pump")}
+        "target", "target_oid", "granted_fb", "damage", "power_bonus", "toughness_bonus")}
     if not cfg.on("zones.plotted-ends-on-move"):
         # CR 400.7 / 702.170d (mutant clause): the moved card keeps its plotted status.
         del cleared["plotted"]

@@ -1,0 +1,69 @@
+"""The legend rule (CR 704.5j): two legendary permanents of one name under one controller.
+
+CR 704.5j: if a player controls two or more legendary permanents with the same name, that
+player chooses one of them, and the rest are put into their owners' graveyards.  The choice
+is the player's, so the state-based action asks for it as a pending choice (like a
+resolving spell's choice) and the player answers with ``choose`` naming the one that stays.
+Control never changes in the pool, so a permanent's controller is its owner.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from .actions import Action, Cond, Transition
+from .common import game_on
+from .config import Config
+from .logic import And, Count, If
+from .state import BATTLEFIELD, GRAVEYARD, P_LEGEND, P_NONE, State
+from .zones import move
+
+
+def legend_groups(cfg: Config) -> list[tuple[int, tuple[int, ...]]]:
+    """(owner, card slots) for each legendary name that one player owns two or more of."""
+    groups: dict[tuple[int, str], list[int]] = {}
+    for j, sl in enumerate(cfg.slots):
+        if sl.card.legendary:
+            groups.setdefault((sl.owner, sl.card.name), []).append(j)
+    return [(p, tuple(js)) for (p, _), js in groups.items() if len(js) >= 2]
+
+
+def _clash(s: State, group: tuple[int, ...]) -> Any:
+    return Count(s.zone[j] == BATTLEFIELD for j in group) >= 2
+
+
+def ask_legend_choice(cfg: Config, s: State) -> State:
+    """CR 704.5j: if a group clashes and no other choice is pending, ask its owner to choose.
+
+    One group at a time (the first in slot order); after the choice the state-based actions
+    are checked again, so a second clash is asked for next (CR 704.3).
+    """
+    for p, group in reversed(legend_groups(cfg)):
+        ask = And(s.pending == P_NONE, s.in_game[p] == 1, _clash(s, group))
+        s = s.replace(pending=If(ask, P_LEGEND, s.pending), pending_player=If(ask, p, s.pending_player),
+                      pending_src=If(ask, group[0], s.pending_src))
+    return s
+
+
+def _keep(cfg: Config, s: State, group: tuple[int, ...], k: int) -> State:
+    # CR 704.5j: the rest are put into their owners' graveyards.
+    s = move(cfg, s, [And(j in group, j != k, s.zone[j] == BATTLEFIELD) if j in group else False
+                      for j in range(cfg.n)], GRAVEYARD)
+    return s.replace(pending=P_NONE, pending_player=-1, pending_src=-1)
+
+
+def transitions(cfg: Config) -> Iterable[Transition]:
+    for p, group in legend_groups(cfg):
+        for k in group:
+            conds = (game_on(cfg),
+                     Cond("choose.pending", "608.2c", "no such choice is being asked of this player",
+                          lambda s, p=p, group=group: And(s.pending == P_LEGEND, s.pending_player == p,
+                                                          s.pending_src == group[0])),
+                     Cond("legend.on-battlefield", "704.5j",
+                          "the permanent that stays must be one of the legendary permanents of that name",
+                          lambda s, k=k: s.zone[k] == BATTLEFIELD))
+            yield Transition(Action("choose", p, cards=(k,)), "choose.legend", "704.5j", conds,
+                             lambda s, group=group, k=k: _keep(cfg, s, group, k))
+
+
+__all__ = ["transitions", "ask_legend_choice", "legend_groups"]
