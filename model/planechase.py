@@ -11,7 +11,7 @@ from typing import Any, Iterable
 from .actions import Action, Cond, Transition
 from .common import acting, is_main_phase
 from .config import Config
-from .logic import And, Count, If, Or, first, put
+from .logic import And, Count, If, Not, Or, first, put
 from .state import AB_CHAOS, AB_PLANESWALK, PL_DECK, PL_FACEUP, PL_OUT, State
 from .turns import after_action
 from .zones import push_ability
@@ -69,21 +69,19 @@ def planeswalk(cfg: Config, s: State, walker: Any, when: Any = True) -> State:
     planar deck (a new object, its counters gone: CR 901.7a, 400.9), then the top card of
     the planeswalker's planar deck turns face up.
 
-    With the planeswalker's planar deck empty, the move is still possible when the face-up
-    plane goes into that very deck (its owner is the planeswalker, or the deck is communal):
-    it goes to the bottom, is then the top card, and turns face up again as a new object
-    without its counters (CR 701.31, 901.7a).  Otherwise nothing happens and the plane stays
-    face up: the second instruction cannot be carried out, and the model reads the pair as
-    one indivisible move (CR 609.3: an effect does only what is possible), so the game is
-    never left without a face-up plane.
+    CR 609.3: each instruction is carried out as far as it can be.  With the planeswalker's
+    planar deck empty, the plane still goes face down; if it went into that very deck (its
+    owner is the planeswalker, or the deck is communal) it is then the top card and turns
+    face up again as a new object without its counters (CR 701.31, 901.7a); otherwise no
+    plane is face up until the planar die's planeswalker symbol turns one up (CR 901.9,
+    701.31b: see :func:`_roll`) or a player leaving makes the planar controller planeswalk.
     """
     K = len(cfg.planes)
     deck = deck_of_player(cfg, walker)
     # CR 701.31: the face-up plane goes to the bottom of its owner's planar deck first, so
     # when that is the planeswalker's deck, there is a top card to turn face up.
-    comes_back = Or(*[And(s.pl_zone[k] == PL_FACEUP, deck_of(cfg, k) == deck) for k in range(K)])
-    possible = And(when, Or(deck_size(cfg, s, deck) > 0, comes_back))
-    down = [And(possible, s.pl_zone[k] == PL_FACEUP) for k in range(K)]
+    down = [And(when, s.pl_zone[k] == PL_FACEUP) for k in range(K)]
+    possible = Or(*down) if K else False
     s = s.replace(
         pl_zone=tuple(If(down[k], PL_DECK, s.pl_zone[k]) for k in range(K)),
         pl_pos=tuple(If(down[k], _FAR + k, s.pl_pos[k]) for k in range(K)),
@@ -95,7 +93,7 @@ def planeswalk(cfg: Config, s: State, walker: Any, when: Any = True) -> State:
         next_oid=s.next_oid + If(possible, 1, 0),
     )
     s = compact_decks(cfg, s)
-    return turn_top_face_up(cfg, s, walker, possible)
+    return turn_top_face_up(cfg, s, walker, when)
 
 
 def roll_cost(s: State) -> Any:
@@ -116,8 +114,6 @@ def transitions(cfg: Config) -> Iterable[Transition]:
                      lambda s: is_main_phase(s)),
                 Cond("roll.stack-empty", "901.9", "the planar die is rolled only while the stack is empty",
                      lambda s: s.stack_size == 0),
-                Cond("roll.face-up-plane", "901.9", "there is no face-up plane",
-                     lambda s: faceup_index(cfg, s) >= 0),
                 Cond("roll.cost", "116.2i", "not enough mana to pay {N} for the N-th extra roll this turn",
                      lambda s, p=p: s.mana[p] >= roll_cost(s)),
             )
@@ -132,12 +128,19 @@ def _roll(cfg: Config, s: State, p: int, res: str) -> State:
     s = s.replace(mana=put(s.mana, p, s.mana[p] - cost), rolls=s.rolls + 1)
     fu = faceup_index(cfg, s)
     oid = first([fu == k for k in range(len(cfg.planes))], [s.pl_oid[k] for k in range(len(cfg.planes))], 0)
+    # CR 901.9 names no face-up plane among the conditions of the roll: with none (CR
+    # 901.10 and 609.3 can leave the game so), the roll is still legal.
+    up = fu >= 0
     if res == "chaos":
-        # CR 311.7 / 901.9b: chaos makes the face-up plane's chaos ability trigger.
-        s = push_ability(cfg, s, AB_CHAOS, s.planar_ctrl, fu, target_oid=oid)
+        # CR 311.7 / 901.9b: chaos makes the face-up plane's chaos ability trigger; with no
+        # face-up plane nothing triggers.
+        s = push_ability(cfg, s, AB_CHAOS, s.planar_ctrl, fu, when=up, target_oid=oid)
     elif res == "planeswalk":
-        # CR 901.8 / 901.9c: the planeswalking ability triggers and uses the stack.
-        s = push_ability(cfg, s, AB_PLANESWALK, s.planar_ctrl, fu, target_oid=oid)
+        # CR 901.8 / 901.9c: the face-up plane's planeswalking ability triggers and uses the
+        # stack.  CR 701.31b: with no face-up plane, the planar controller planeswalks at
+        # once: the top card of their planar deck turns face up (nothing, if it is empty).
+        s = push_ability(cfg, s, AB_PLANESWALK, s.planar_ctrl, fu, when=up, target_oid=oid)
+        s = turn_top_face_up(cfg, s, s.planar_ctrl, Not(up))
     # CR 116.3: after a special action, the same player receives priority.
     return after_action(cfg, s, p)
 

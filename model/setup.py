@@ -62,7 +62,9 @@ def build(pos: Position, *, max_x: int = 3, variant: str | None = None,
     planes: list[PlaneSlot] = []
     pc = pos.planechase
     if pc is not None:
-        planes.append(PlaneSlot("plane:face-up", plane_def(pc.plane), pc.plane_owner))
+        # CR 901.15b: the planes of a communal deck are no player's (owner -1): none leaves
+        # the game with a player (CR 800.4a, 901.10).
+        planes.append(PlaneSlot("plane:face-up", plane_def(pc.plane), -1 if pc.communal else pc.plane_owner))
         for d, deck in enumerate(pc.decks):
             for i, name in enumerate(deck):
                 planes.append(PlaneSlot(f"plane:{d}:{i}", plane_def(name), -1 if pc.communal else d))

@@ -58,7 +58,15 @@ def scenario(files: tuple[str, ...], json_out: str | None, quiet: bool) -> int:
             malformed += 1
             reports.append({"file": path, "error": str(exc)})
     for sc in loaded:
-        rep = run(sc)
+        try:
+            rep = run(sc)
+        except FormatError as exc:
+            # Some errors show only as the file runs (a split card cast without a half, two
+            # targets): that file is malformed, and the other files still run.
+            click.echo(f"mtgcheck: error: {exc}", err=True)
+            malformed += 1
+            reports.append({"file": sc.path, "error": str(exc)})
+            continue
         reports.append(rep.to_json())
         if not rep.passed:
             failed += 1

@@ -742,7 +742,16 @@ class _Semantics:
                 self.plane_name((*where, "decks", d, i), name)
         plane = planechase["plane"]
         self.plane_name((*where, "plane", "name"), plane["name"])
-        self.player((*where, "plane", "owner"), plane["owner"], in_game=True)
+        if communal and "owner" in plane:
+            # CR 901.15b / 800.4p: the planes of one communal planar deck are no player's, so
+            # none leaves the game with a player; an owner would say otherwise.
+            self.add((*where, "plane", "owner"), "no owner with a communal planar deck (CR 901.15b: "
+                     "its planes leave with no player)", plane["owner"])
+        elif not communal and "owner" not in plane:
+            self.add((*where, "plane", "owner"), "the plane's owner (a player index; required "
+                     "unless communal is true)", _Said("nothing"))
+        elif not communal:
+            self.player((*where, "plane", "owner"), plane["owner"], in_game=True)
         # CR 901.6: the planar controller is a player in the game.
         self.player((*where, "controller"), planechase["controller"], in_game=True)
 
@@ -826,7 +835,7 @@ def _build(doc: dict[str, Any], path: str) -> Scenario:
     planechase = None if pc is None else PlanechaseSpec(
         decks=tuple(tuple(deck) for deck in pc["decks"]),
         plane=pc["plane"]["name"],
-        plane_owner=pc["plane"]["owner"],
+        plane_owner=pc["plane"].get("owner", -1),
         plane_counters=pc["plane"]["counters"],
         controller=pc["controller"],
         communal=pc.get("communal", False),

@@ -27,8 +27,8 @@ def setup_of(pos: Position) -> dict[str, Any]:
                            "life": list(pos.life), "mana": list(pos.mana), "cards": cards}
     pc = pos.planechase
     out["planechase"] = None if pc is None else {
-        "decks": [list(d) for d in pc.decks], "plane": {"name": pc.plane, "owner": pc.plane_owner,
-                                                        "counters": pc.plane_counters},
+        "decks": [list(d) for d in pc.decks],
+        "plane": {"name": pc.plane, **({} if pc.communal else {"owner": pc.plane_owner}), "counters": pc.plane_counters},
         "controller": pc.controller, **({"communal": True} if pc.communal else {})}
     if pos.left:
         out["left"] = list(pos.left)

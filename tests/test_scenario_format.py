@@ -159,7 +159,7 @@ def test_every_key_and_every_verb_argument_loads(tmp_path: Path) -> None:
                 {"id": "luck", "card": "Make Your Own Luck", "owner": 0, "zone": "battlefield"},
             ],
             "planechase": {"decks": [["Test Plane A", "Test Plane B"]],
-                           "plane": {"name": "Otaria", "owner": 1, "counters": 2},
+                           "plane": {"name": "Otaria", "counters": 2},
                            "controller": 1, "communal": True},
         },
         "actions": [
@@ -187,7 +187,7 @@ def test_every_key_and_every_verb_argument_loads(tmp_path: Path) -> None:
     assert s.variant == "116.2k" and s.description == "all keys"
     assert s.setup.left == (2,) and s.setup.extra_turns == (1, 0, 1)
     assert s.setup.planechase == PlanechaseSpec(
-        decks=(("Test Plane A", "Test Plane B"),), plane="Otaria", plane_owner=1,
+        decks=(("Test Plane A", "Test Plane B"),), plane="Otaria", plane_owner=-1,
         plane_counters=2, controller=1, communal=True)
     assert s.setup.cards[3].plotted_turn == 4
     assert [a.verb for a in s.actions] == ["pass", "plot", "cast", "cast", "cast", "cast",
@@ -581,9 +581,23 @@ def test_planechase_one_deck_per_player(tmp_path: Path) -> None:
 def test_planechase_communal_has_exactly_one_deck(tmp_path: Path) -> None:
     error = error_of(tmp_path, with_planechase(communal=True))
     assert error.field == "setup.planechase.decks" and "exactly one deck" in str(error)
-    doc = with_planechase(communal=True, decks=[["Test Plane A", "Test Plane B"]])
+    doc = with_planechase(communal=True, decks=[["Test Plane A", "Test Plane B"]],
+                          plane={"name": "Otaria", "counters": 0})
     pc = load(write(tmp_path, doc)).setup.planechase
     assert pc is not None and pc.communal and pc.decks == (("Test Plane A", "Test Plane B"),)
+    assert pc.plane_owner == -1
+
+
+def test_planechase_plane_owner_refused_with_communal_deck(tmp_path: Path) -> None:
+    # CR 901.15b: the planes of a communal deck are no player's, so an owner is an error.
+    doc = with_planechase(communal=True, decks=[["Test Plane A"]])
+    error = error_of(tmp_path, doc)
+    assert error.field == "setup.planechase.plane.owner" and "communal" in str(error)
+
+
+def test_planechase_plane_owner_required_without_communal(tmp_path: Path) -> None:
+    error = error_of(tmp_path, with_planechase(plane={"name": "Otaria", "counters": 0}))
+    assert error.field == "setup.planechase.plane.owner" and "required" in str(error)
 
 
 def test_planechase_counters_are_not_negative(tmp_path: Path) -> None:

@@ -104,3 +104,20 @@ def test_too_many_cards_is_one_short_line(tmp_path: Path) -> None:
     p.write_text(json.dumps(doc))
     r = _cli("scenario", str(p))
     assert r.returncode == 2 and "setup.cards" in r.stderr and "at most 40" in r.stderr and len(r.stderr) < 300
+
+
+def test_error_found_while_running_does_not_stop_later_files(tmp_path: Path) -> None:
+    """A file whose error shows only as it runs is malformed (exit 2); the files after it still
+    run and are reported, with the summary line and the JSON report (docs/scenario.md)."""
+    import json
+
+    bad = ROOT / "tests" / "bad_scenarios" / "bad-runtime-split-card-without-half.json"
+    good = ROOT / "tests" / "scenarios" / "plot-waits-a-turn.json"
+    out = tmp_path / "out.json"
+    r = _cli("scenario", str(bad), str(good), "--json", str(out))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert bad.name in r.stderr and "half" in r.stderr
+    assert f"PASS {good}" in r.stdout and "1 passed, 0 failed, 1 malformed" in r.stdout
+    reports = json.loads(out.read_text())["reports"]
+    assert reports[0]["file"] == str(bad) and "half" in reports[0]["error"]
+    assert reports[1]["passed"] is True
