@@ -46,7 +46,9 @@ class Cond:
     id: str
     cr: str
     why: str
-    test: Callable[[State], Any]
+    # Called with a state only; ``...`` admits the guards that bind their loop variables as
+    # defaults (``lambda s, k=k: ...``), the cure for late binding (ruff B023).
+    test: Callable[..., Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +57,7 @@ class Transition:
     rule: str  # the rule id, e.g. "cast", "plot", "pass.resolve"
     cr: str
     conds: tuple[Cond, ...]
-    effect: Callable[[State], State]
+    effect: Callable[..., State]  # called with a state only (see Cond.test)
 
     def enabled(self, s: State) -> bool:
         return all(c.test(s) for c in self.conds)

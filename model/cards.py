@@ -163,7 +163,7 @@ def card_from_record(rec: dict[str, Any], where: str) -> CardDef:
         names: list[Any] = [f.get("name") if isinstance(f, dict) else None for f in _field(rec, "faces", where, list, [])]
         if len(names) != 2 or not all(isinstance(n, str) for n in names):
             raise FormatError(POOL_FILE, f"{where}.faces", "two named faces for a split card", _got(names))
-        faces = tuple(Face(n, c) for n, c in zip(names, costs))
+        faces = tuple(Face(n, c) for n, c in zip(names, costs, strict=True))
     elif len(costs) == 1:
         faces = (Face(name, costs[0]),)
     else:

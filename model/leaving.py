@@ -82,7 +82,7 @@ def passes_after_leaving(cfg: Config, s: State, p: int) -> Any:
     return s.passes - If(Or(*was_passer), 1, 0)
 
 
-def _drop_abilities(cfg: Config, s: State, gone: list) -> State:  # type: ignore[type-arg]
+def _drop_abilities(cfg: Config, s: State, gone: list[Any]) -> State:
     A = cfg.ability_slots
     s = s.replace(ab_kind=tuple(If(gone[k], AB_NONE, s.ab_kind[k]) for k in range(A)),
                   ab_ctrl=tuple(If(gone[k], 0, s.ab_ctrl[k]) for k in range(A)),

@@ -119,13 +119,17 @@ def put(seq: tuple[T, ...], i: Val, v: T) -> tuple[T, ...]:
 def first(conds: Sequence[Val], values: Sequence[Val], default: Val) -> Val:
     """The value of the first condition that holds, else ``default``."""
     out = default
-    for c, v in zip(reversed(conds), reversed(values)):
+    for c, v in zip(reversed(conds), reversed(values), strict=True):
         out = If(c, v, out)
     return out
 
 
-def lazy_if(c: Val, then: Callable[[], T], other: Callable[[], T], merge: Callable[[Val, T, T], T]) -> T:
-    """Branch on ``c``: concretely run one branch only; symbolically run both and merge."""
+def lazy_if(c: Val, then: Callable[..., T], other: Callable[..., T], merge: Callable[[Val, T, T], T]) -> T:
+    """Branch on ``c``: concretely run one branch only; symbolically run both and merge.
+
+    The branches are called with no argument; ``...`` admits lambdas that bind their loop
+    variables as defaults (``lambda s=s: ...``).
+    """
     if is_sym(c):
         return merge(c, then(), other())
     return then() if c else other()

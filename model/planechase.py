@@ -77,7 +77,6 @@ def planeswalk(cfg: Config, s: State, walker: Any, when: Any = True) -> State:
     701.31b: see :func:`_roll`) or a player leaving makes the planar controller planeswalk.
     """
     K = len(cfg.planes)
-    deck = deck_of_player(cfg, walker)
     # CR 701.31: the face-up plane goes to the bottom of its owner's planar deck first, so
     # when that is the planeswalker's deck, there is a top card to turn face up.
     down = [And(when, s.pl_zone[k] == PL_FACEUP) for k in range(K)]

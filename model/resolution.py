@@ -234,7 +234,8 @@ def _choices(cfg: Config) -> Iterable[Transition]:
         p, name = sl.owner, sl.card.name
         mine = [k for k, o in enumerate(cfg.slots) if o.owner == p]
         if name == "Make Your Own Luck":
-            for pick in [()] + [(k,) for k in mine if k != m]:
+            picks: list[tuple[int, ...]] = [(), *[(k,) for k in mine if k != m]]
+            for pick in picks:
                 conds = [game_on(cfg), *_pending(P_LUCK, p, m)]
                 if pick:
                     k = pick[0]

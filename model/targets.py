@@ -67,7 +67,7 @@ def still_legal(cfg: Config, s: State, kind: str, t: Any, t_oid: Any) -> Any:
     for j in range(cfg.n):
         opts.append(t == P + j)
         vals.append(And(s.zone[j] == target_zone(kind), s.oid[j] == t_oid))
-    return Or(*[And(o, v) for o, v in zip(opts, vals)])
+    return Or(*[And(o, v) for o, v in zip(opts, vals, strict=True)])
 
 
 def deal_damage(cfg: Config, s: State, t: Any, amount: Any, when: Any = True) -> State:
