@@ -218,3 +218,20 @@ def test_example_engine_end_to_end(tmp_path: Path) -> None:
     assert r.exit_code == 0 and "no longer diverges" in r.output
     r = CliRunner().invoke(main, ["show", str(files[0])])
     assert r.exit_code == 0 and "the engine parts from the rules here" in r.output and "702.170d" in r.output
+
+
+def test_an_engine_declaring_an_unknown_card_is_refused(tmp_path: Path) -> None:
+    """supports.cards names only cards of the pool: a misspelt name is an error, never a card
+    silently left out of every generated position."""
+    hello = ('{"ok": true, "name": "typo", "version": "1", "supports": {"cards": ["Lightning Bolt", '
+             '"Lightnig Bolt"], "verbs": ["pass", "cast"], "hows": ["normal"], "observe": ["zones"], "players": [2]}}')
+    script = tmp_path / "typo.py"
+    script.write_text(f"import sys\nsys.stdin.readline()\nprint({hello!r}, flush=True)\nsys.stdin.read()\n")
+    out = tmp_path / "report.json"
+    proc = subprocess.run([sys.executable, "-m", "mtgcheck.cli", "validate", "--engine",
+                           f"cmd:{sys.executable} {script}", "--call-timeout", "5", "--json", str(out), "--no-store"],
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("mtgcheck: error:")]
+    assert len(errors) == 1 and "supports.cards" in errors[0] and "Lightnig Bolt" in errors[0]
+    assert "Traceback" not in proc.stderr and not out.exists()

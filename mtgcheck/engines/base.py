@@ -42,6 +42,17 @@ class Support:
     #: Does the engine list every legal action (``actions``)?  If not, only ``apply`` is compared.
     lists_actions: bool = True
 
+    def __post_init__(self) -> None:
+        """A name outside the built-in pool is an error, not a silent drop: a misspelt card
+        would otherwise never be generated, and the engine never tested on it."""
+        from mtgcheck.model import cards as pool
+
+        for key, known in (("cards", pool.card_names()), ("planes", pool.plane_names())):
+            unknown = sorted(getattr(self, key) - known)
+            if unknown:
+                raise EngineError("protocol", f"hello reply: supports.{key}: expected names of the built-in "
+                                  f"pool, got {unknown[0]!r}" + (f" and {len(unknown) - 1} more" if len(unknown) > 1 else ""))
+
     def to_json(self) -> dict[str, Any]:
         return {"cards": sorted(self.cards), "verbs": sorted(self.verbs), "hows": sorted(self.hows),
                 "observe": sorted(self.observe), "planes": sorted(self.planes), "players": sorted(self.players),
