@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import z3
 
@@ -46,6 +46,7 @@ ABILITIES = ("-", "show-off-pump", "prowess", "lilah-plot", "aven-exile", "snapc
 
 # Planar card locations (CR 901.3, 901.7).
 PL_DECK, PL_FACEUP, PL_OUT = range(3)
+PL_ZONES = ("deck", "face-up", "out")
 
 NO_TARGET = -1
 
@@ -113,25 +114,152 @@ class State:
         return dataclasses.replace(self, **changes)
 
 
+# --- the layout: every field once, with what it is indexed by and what it holds ---------
+#
+# Everything that walks the state vector by field (sizes, the fields a zone change or a
+# removal from the stack resets, the symmetry reduction's renaming of card slots, object ids
+# and turns, Z3's variables and the well-formedness bounds) reads this table; adding a field
+# to ``State`` is one more line here (tests/test_state_layout.py fails until there is one).
+
+# What a field is indexed by.
+SCALAR, BY_PLAYER, BY_CARD, BY_ABILITY, BY_PLANE, BY_EXTRA = "scalar", "player", "card", "ability", "plane", "extra"
+INDEXES = (SCALAR, BY_PLAYER, BY_CARD, BY_ABILITY, BY_PLANE, BY_EXTRA)
+
+# What a field holds.
+NUM = "number"  # a plain number (a count, an amount, a position)
+TURN = "turn"  # a turn number; 0 = never (only order and equality matter)
+OID = "oid"  # an object id (CR 400.7); 0 = none (only order and equality matter)
+REF = "ref"  # -1 none; 0..P-1 a player; P+j card slot j (the encoding of ``target``)
+SLOT = "slot"  # a card slot; -1 none
+SOURCE = "source"  # an ability's source: a plane slot for the kinds in PLANE_SOURCED, else a card slot
+PLAYER = "player"  # a player index; -1 none where the declaration allows it
+BOOL = "bool"  # 0 or 1
+ENUM = "enum"  # an index into the declaration's ``names``
+HOLDS = (NUM, TURN, OID, REF, SLOT, SOURCE, PLAYER, BOOL, ENUM)
+
+#: Ability kinds whose ``ab_src`` is a plane slot, not a card slot.
+PLANE_SOURCED = (AB_CHAOS, AB_PLANESWALK)
+
+
+@dataclass(frozen=True, slots=True)
+class Decl:
+    """One field of the state vector.
+
+    ``lo``/``hi`` bound a NUM (``hi`` a function of the configuration, or None); ``none``
+    says that the no-value of a PLAYER, SLOT or OID (-1, -1, 0) may occur; ``reset`` is the
+    value a zone change (card fields, CR 400.7) or a removal from the stack (ability fields)
+    puts back, None when the field is kept or handled apart.
+    """
+
+    name: str
+    index: str
+    holds: str
+    names: tuple[str, ...] = ()
+    lo: int | None = 0
+    hi: Callable[[Config], int] | None = None
+    none: bool = False
+    reset: int | None = None
+
+
+_C, _A = BY_CARD, BY_ABILITY
+LAYOUT: tuple[Decl, ...] = (
+    Decl("turn", SCALAR, TURN, lo=1),
+    Decl("active", SCALAR, PLAYER),
+    Decl("normal_turn", SCALAR, PLAYER),
+    Decl("step", SCALAR, ENUM, STEPS),
+    Decl("priority", SCALAR, PLAYER),
+    Decl("passes", SCALAR, NUM, hi=lambda c: c.players - 1),
+    Decl("game_over", SCALAR, BOOL),
+    Decl("next_oid", SCALAR, OID, lo=1),
+    Decl("stack_size", SCALAR, NUM, hi=lambda c: c.n + c.ability_slots),
+    Decl("pending", SCALAR, ENUM, PENDINGS),
+    Decl("pending_player", SCALAR, PLAYER, none=True),
+    Decl("pending_src", SCALAR, SLOT, none=True),
+    Decl("overflow", SCALAR, BOOL),
+    Decl("in_game", BY_PLAYER, BOOL),
+    Decl("life", BY_PLAYER, NUM, lo=None),
+    Decl("mana", BY_PLAYER, NUM),
+    Decl("drew_empty", BY_PLAYER, BOOL),
+    Decl("zone", _C, ENUM, ZONES),
+    Decl("pos", _C, NUM),
+    Decl("oid", _C, OID, lo=1),
+    Decl("plotted", _C, TURN, reset=0),
+    Decl("how", _C, ENUM, HOWS, reset=0),
+    Decl("cast_from", _C, ENUM, ZONES, reset=0),
+    Decl("x", _C, NUM, hi=lambda c: c.max_x, reset=0),
+    Decl("kicked", _C, BOOL, reset=0),
+    Decl("half", _C, ENUM, HALVES, reset=0),
+    Decl("fb_exile", _C, BOOL, reset=0),
+    Decl("plot_on_resolve", _C, BOOL, reset=0),
+    Decl("target", _C, REF, reset=NO_TARGET),
+    Decl("target_oid", _C, OID, none=True, reset=0),
+    Decl("granted_fb", _C, BOOL, reset=0),
+    Decl("damage", _C, NUM, reset=0),
+    Decl("power_bonus", _C, NUM, reset=0),
+    Decl("toughness_bonus", _C, NUM, reset=0),
+    Decl("last_cast", _C, TURN),
+    Decl("ab_kind", _A, ENUM, ABILITIES, reset=AB_NONE),
+    Decl("ab_ctrl", _A, PLAYER, reset=0),
+    Decl("ab_src", _A, SOURCE, reset=0),
+    Decl("ab_target", _A, REF, reset=NO_TARGET),
+    Decl("ab_target_oid", _A, OID, none=True, reset=0),
+    Decl("ab_pos", _A, NUM),
+    Decl("pl_zone", BY_PLANE, ENUM, PL_ZONES),
+    Decl("pl_pos", BY_PLANE, NUM),
+    Decl("pl_counters", BY_PLANE, NUM),
+    Decl("pl_oid", BY_PLANE, OID, none=True),
+    Decl("planar_ctrl", SCALAR, PLAYER, none=True),
+    Decl("rolls", SCALAR, NUM),
+    Decl("extra", BY_EXTRA, PLAYER, none=True),
+    Decl("chaos_extra", SCALAR, NUM),
+)
+DECL = {d.name: d for d in LAYOUT}
+
 FIELDS = tuple(f.name for f in dataclasses.fields(State))
 
+#: The fields indexed by card slot, by ability slot; the ones holding object ids, turns.
+CARD_FIELDS = tuple(d.name for d in LAYOUT if d.index == BY_CARD)
+ABILITY_FIELDS = tuple(d.name for d in LAYOUT if d.index == BY_ABILITY)
+OID_FIELDS = tuple(d.name for d in LAYOUT if d.holds == OID)
+TURN_FIELDS = tuple(d.name for d in LAYOUT if d.holds == TURN)
+#: What a zone change resets on the moved card (CR 400.7), and a removal from the stack on
+#: the ability slot: field -> value put back.
+CARD_RESET = {d.name: d.reset for d in LAYOUT if d.index == BY_CARD and d.reset is not None}
+ABILITY_RESET = {d.name: d.reset for d in LAYOUT if d.index == BY_ABILITY and d.reset is not None}
 
-# The fields indexed by card slot: one list, so that every user (sizes, the graph search's
-# symmetry renaming) sees a new card field at once.
-CARD_FIELDS = ("zone", "pos", "oid", "plotted", "how", "cast_from", "x", "kicked", "half", "fb_exile",
-               "plot_on_resolve", "target", "target_oid", "granted_fb", "damage", "power_bonus",
-               "toughness_bonus", "last_cast")
+
+def length(cfg: Config, index: str) -> int:
+    """How many entries a field indexed by ``index`` has in a configuration (1 for scalars)."""
+    return {SCALAR: 1, BY_PLAYER: cfg.players, BY_CARD: cfg.n, BY_ABILITY: cfg.ability_slots,
+            BY_PLANE: len(cfg.planes), BY_EXTRA: cfg.extra_slots}[index]
 
 
 def sizes(cfg: Config) -> dict[str, int]:
     """Length of each tuple field for a configuration (scalars are absent)."""
-    P, N, A, K, E = cfg.players, cfg.n, cfg.ability_slots, len(cfg.planes), cfg.extra_slots
-    out = {f: P for f in ("in_game", "life", "mana", "drew_empty")}
-    out.update({f: N for f in CARD_FIELDS})
-    out.update({f: A for f in ("ab_kind", "ab_ctrl", "ab_src", "ab_target", "ab_target_oid", "ab_pos")})
-    out.update({f: K for f in ("pl_zone", "pl_pos", "pl_counters", "pl_oid")})
-    out["extra"] = E
-    return out
+    return {d.name: length(cfg, d.index) for d in LAYOUT if d.index != SCALAR}
+
+
+def bounds(cfg: Config, d: Decl, s: State) -> tuple[Any, Any]:
+    """The range of one entry of field ``d`` in state ``s`` (either end may be None):
+    concrete or symbolic, as ``s`` is."""
+    P = cfg.players
+    if d.holds == BOOL:
+        return 0, 1
+    if d.holds == ENUM:
+        return 0, len(d.names) - 1
+    if d.holds == PLAYER:
+        return (-1 if d.none else 0), P - 1
+    if d.holds == REF:
+        return -1, P + cfg.n - 1
+    if d.holds == SLOT:
+        return (-1 if d.none else 0), cfg.n - 1
+    if d.holds == SOURCE:
+        return 0, max(cfg.n, len(cfg.planes), 1) - 1
+    if d.holds == TURN:
+        return d.lo, (None if d.name == "turn" else s.turn)
+    if d.holds == OID:
+        return (0 if d.none else d.lo), (None if d.name == "next_oid" else s.next_oid - 1)
+    return d.lo, (d.hi(cfg) if d.hi else None)
 
 
 def symbolic_state(cfg: Config, prefix: str) -> State:

@@ -12,7 +12,8 @@ from typing import Any, Sequence
 
 from .config import Config
 from .logic import And, Count, If, Not, Or, Sum, at, put, symbolic_mode
-from .state import AB_NONE, BATTLEFIELD, EXILE, GRAVEYARD, HAND, LIBRARY, STACK, State
+from .state import (ABILITY_RESET, AB_NONE, BATTLEFIELD, CARD_RESET, EXILE, GRAVEYARD, HAND, LIBRARY, STACK,
+                    State)
 
 TOP, BOTTOM = "top", "bottom"
 _FAR = 10_000  # a position beyond any real one, used before compaction
@@ -30,9 +31,8 @@ def move(cfg: Config, s: State, moving: Sequence[Any], dest: Sequence[Any] | Any
     # or one per card slot.
     dests = list(dest) if isinstance(dest, (list, tuple)) else [dest] * n
     zone, pos, oid = list(s.zone), list(s.pos), list(s.oid)
-    cleared: dict[str, list[Any]] = {f: list(getattr(s, f)) for f in (
-        "plotted", "how", "cast_from", "x", "kicked", "half", "fb_exile", "plot_on_resolve",
-        "target", "target_oid", "granted_fb", "damage", "power_bonus", "toughness_bonus")}
+    # CR 400.7: everything the layout says a zone change resets (model/state.py, LAYOUT).
+    cleared: dict[str, list[Any]] = {f: list(getattr(s, f)) for f in CARD_RESET}
     if not cfg.on("zones.plotted-ends-on-move"):
         # CR 400.7 / 702.170d (mutant clause): the moved card keeps its plotted status.
         del cleared["plotted"]
@@ -49,7 +49,7 @@ def move(cfg: Config, s: State, moving: Sequence[Any], dest: Sequence[Any] | Any
         lib_pos = (-_FAR + j) if library_end == TOP else (_FAR + j)
         pos[j] = If(m, If(d == LIBRARY, lib_pos, If(d == STACK, _FAR * 2 + entering_stack + rank, 0)), pos[j])
         for f, vals in cleared.items():
-            vals[j] = If(m, -1 if f == "target" else 0, vals[j])
+            vals[j] = If(m, CARD_RESET[f], vals[j])
         rank = rank + If(m, 1, 0)
     s = s.replace(zone=tuple(zone), pos=tuple(pos), oid=tuple(oid), next_oid=s.next_oid + rank,
                   **{f: tuple(v) for f, v in cleared.items()})
@@ -176,13 +176,8 @@ def push_ability(cfg: Config, s: State, kind: int, ctrl: Any, src: Any, when: An
 
 
 def remove_ability(cfg: Config, s: State, k: int, when: Any = True) -> State:
-    A = cfg.ability_slots
-    s = s.replace(ab_kind=put(s.ab_kind, k, If(when, AB_NONE, s.ab_kind[k])),
-                  ab_ctrl=put(s.ab_ctrl, k, If(when, 0, s.ab_ctrl[k])),
-                  ab_src=put(s.ab_src, k, If(when, 0, s.ab_src[k])),
-                  ab_target=put(s.ab_target, k, If(when, -1, s.ab_target[k])),
-                  ab_target_oid=put(s.ab_target_oid, k, If(when, 0, s.ab_target_oid[k])))
-    del A
+    """The ability in slot ``k`` leaves the stack: the layout's ability resets (ABILITY_RESET)."""
+    s = s.replace(**{f: put(getattr(s, f), k, If(when, v, getattr(s, f)[k])) for f, v in ABILITY_RESET.items()})
     return compact(cfg, s)
 
 

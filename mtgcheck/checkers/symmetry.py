@@ -13,7 +13,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from mtgcheck.model.config import Config
-from mtgcheck.model.state import AB_CHAOS, AB_PLANESWALK, CARD_FIELDS, State
+from mtgcheck.model.state import (BY_CARD, LAYOUT, OID_FIELDS, PLANE_SOURCED, REF, SLOT, SOURCE, TURN_FIELDS,
+                                  State)
 
 @lru_cache(maxsize=64)
 def groups(cfg: Config) -> tuple[tuple[int, ...], ...]:
@@ -23,55 +24,75 @@ def groups(cfg: Config) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(g) for g in by.values() if len(g) > 1)
 
 
+@lru_cache(maxsize=64)
+def _plan(cfg: Config) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """From the layout: fields indexed by card slot; fields holding a REF, a SLOT, an ability
+    SOURCE (each renamed with the slots they point at); fields holding object ids."""
+    by = lambda pred: tuple(d.name for d in LAYOUT if pred(d))  # noqa: E731
+    return (by(lambda d: d.index == BY_CARD), by(lambda d: d.holds == REF), by(lambda d: d.holds == SLOT),
+            by(lambda d: d.holds == SOURCE), OID_FIELDS)
+
+
 def rename(cfg: Config, s: State, perm: list[int]) -> State:
     """The state with card slot ``j`` moved to slot ``perm[j]``, references included."""
     P, n = cfg.players, cfg.n
-    fields = CARD_FIELDS
-    vals = {}
-    for f in fields:
+    card_fields, refs, slots, sources, _ = _plan(cfg)
+    vals: dict[str, object] = {}
+    for f in card_fields:
         old = getattr(s, f)
         new = [0] * n
         for j in range(n):
             new[perm[j]] = old[j]
         vals[f] = new
-    vals["target"] = [t if t < P else P + perm[t - P] for t in vals["target"]]
-    ab_src = list(s.ab_src)
-    ab_target = list(s.ab_target)
-    for a, kind in enumerate(s.ab_kind):
-        if kind and kind not in (AB_CHAOS, AB_PLANESWALK):
-            ab_src[a] = perm[ab_src[a]]
-        if ab_target[a] >= P:
-            ab_target[a] = P + perm[ab_target[a] - P]
-    pending_src = perm[s.pending_src] if s.pending and s.pending_src >= 0 else s.pending_src
-    return s.replace(**{f: tuple(v) for f, v in vals.items()}, ab_src=tuple(ab_src), ab_target=tuple(ab_target),
-                     pending_src=pending_src)
+    for f in refs:  # -1 none, 0..P-1 a player, P+j card slot j
+        v = vals.get(f, getattr(s, f))
+        vals[f] = [t if t < P else P + perm[t - P] for t in v] if isinstance(v, (list, tuple)) else \
+            (v if v < P else P + perm[v - P])
+    for f in slots:  # -1 none, else a card slot
+        v = getattr(s, f)
+        vals[f] = tuple(perm[t] if t >= 0 else t for t in v) if isinstance(v, tuple) else (perm[v] if v >= 0 else v)
+    for f in sources:  # per ability slot: a card slot unless the slot is empty or the ability is a plane's
+        vals[f] = [perm[src] if kind and kind not in PLANE_SOURCED else src for src, kind in zip(getattr(s, f), s.ab_kind)]
+    return s.replace(**{f: tuple(v) if isinstance(v, list) else v for f, v in vals.items()})
 
 
-def canonical(cfg: Config, s: State) -> State:
+def canonical(cfg: Config, s: State, turns: bool = False) -> State:
     """A representative of the state's class: identical cards sorted, object ids renumbered.
 
     Object ids matter to the rules only through equality (is the target still the same
     object?) and order (a new id is larger than every id so far), so any order-preserving
     renumbering gives a state that behaves the same (a bisimilar one).  Sound, not always
     minimal: references between identical cards may leave two representatives.
+
+    With ``turns``, turn numbers are renumbered the same way (0, "never", stays 0): the rules
+    only compare them (plotted on an earlier turn, cast this turn) and a new turn is larger
+    than every turn so far.  Only for a search with no turn bound (a bound reads the number).
     """
     gs = groups(cfg)
+    card_fields = _plan(cfg)[0]
     if gs:
-        fields = CARD_FIELDS
         perm = list(range(cfg.n))
         changed = False
         for g in gs:
-            keyed = sorted(g, key=lambda j: tuple(getattr(s, f)[j] for f in fields))
+            keyed = sorted(g, key=lambda j: tuple(getattr(s, f)[j] for f in card_fields))
             for dst, src in zip(g, keyed):
                 perm[src] = dst
                 changed |= src != dst
         if changed:
             s = rename(cfg, s, perm)
-    used = set(s.oid) | set(s.pl_oid) | {s.next_oid}
-    used |= {o for o, t in zip(s.target_oid, s.target) if t >= cfg.players}
-    used |= {o for o, k in zip(s.ab_target_oid, s.ab_kind) if k}
-    rank = {o: i for i, o in enumerate(sorted(used))}
-    return s.replace(
-        oid=tuple(rank[o] for o in s.oid), pl_oid=tuple(rank[o] for o in s.pl_oid), next_oid=rank[s.next_oid],
-        target_oid=tuple(rank[o] if t >= cfg.players else o for o, t in zip(s.target_oid, s.target)),
-        ab_target_oid=tuple(rank[o] if k else o for o, k in zip(s.ab_target_oid, s.ab_kind)))
+    s = _renumber(s, OID_FIELDS)
+    if turns:
+        s = _renumber(s, TURN_FIELDS)
+    return s
+
+
+def _renumber(s: State, fields: tuple[str, ...]) -> State:
+    """Order-preserving renumbering of the values of ``fields`` onto 1, 2, ...; 0 stays 0."""
+    vals = {f: getattr(s, f) for f in fields}
+    used: set[int] = set()
+    for v in vals.values():
+        used.update(v) if isinstance(v, tuple) else used.add(v)
+    used.discard(0)
+    rank = {o: i for i, o in enumerate(sorted(used), 1)}
+    rank[0] = 0
+    return s.replace(**{f: tuple(rank[o] for o in v) if isinstance(v, tuple) else rank[v] for f, v in vals.items()})

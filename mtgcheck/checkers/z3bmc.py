@@ -36,7 +36,7 @@ from mtgcheck.model.actions import Action, catalogue, enabled_transition
 from mtgcheck.model.config import Config
 from mtgcheck.model.logic import And, Implies, Or, symbolic
 from mtgcheck.model.setup import build
-from mtgcheck.model.state import FIELDS, PENDINGS, State, equal_states, sizes, symbolic_state
+from mtgcheck.model.state import BY_PLANE, FIELDS, LAYOUT, State, bounds, equal_states, symbolic_state
 from mtgcheck.properties.base import Property
 
 from .result import HOLDS, PROVED, UNKNOWN, VACUOUS, VIOLATED, Verdict
@@ -67,32 +67,19 @@ def _flat(s: State) -> list[Any]:
 
 
 def well_formed(cfg: Config, s: State) -> Any:
-    """Domains of the state vector's fields: the strengthening invariant of every proof."""
-    P, n = cfg.players, cfg.n
-    K = len(cfg.planes)
-    c = [s.turn >= 1, s.active >= 0, s.active < P, s.normal_turn >= 0, s.normal_turn < P,
-         s.step >= 0, s.step <= 4, s.priority >= 0, s.priority < P, s.passes >= 0, s.passes < P,
-         Or(s.game_over == 0, s.game_over == 1), s.stack_size >= 0, s.stack_size <= n + cfg.ability_slots,
-         s.pending >= 0, s.pending < len(PENDINGS), s.rolls >= 0, s.next_oid >= 1, s.overflow >= 0, s.overflow <= 1,
-         s.chaos_extra >= 0]
-    for p in range(P):
-        c += [Or(s.in_game[p] == 0, s.in_game[p] == 1), s.mana[p] >= 0, Or(s.drew_empty[p] == 0, s.drew_empty[p] == 1)]
-    for j in range(n):
-        c += [s.zone[j] >= 0, s.zone[j] <= 6, s.pos[j] >= 0, s.oid[j] >= 1, s.oid[j] < s.next_oid,
-              s.plotted[j] >= 0, s.plotted[j] <= s.turn, s.how[j] >= 0, s.how[j] <= 4, s.x[j] >= 0,
-              s.x[j] <= cfg.max_x, Or(s.kicked[j] == 0, s.kicked[j] == 1), s.half[j] >= 0, s.half[j] <= 2,
-              Or(s.fb_exile[j] == 0, s.fb_exile[j] == 1), Or(s.plot_on_resolve[j] == 0, s.plot_on_resolve[j] == 1),
-              Or(s.granted_fb[j] == 0, s.granted_fb[j] == 1), s.damage[j] >= 0, s.power_bonus[j] >= 0,
-              s.toughness_bonus[j] >= 0,
-              s.last_cast[j] >= 0, s.last_cast[j] <= s.turn]
-    for a in range(cfg.ability_slots):
-        c += [s.ab_kind[a] >= 0, s.ab_kind[a] <= 7, s.ab_pos[a] >= 0]
-    for k in range(K):
-        c += [s.pl_zone[k] >= 0, s.pl_zone[k] <= 2, s.pl_counters[k] >= 0]
-    if cfg.planechase:
-        c += [s.planar_ctrl >= 0, s.planar_ctrl < P]
-    for e in range(cfg.extra_slots):
-        c += [s.extra[e] >= -1, s.extra[e] < P]
+    """Domains of the state vector's fields, read from the layout (model/state.py, LAYOUT):
+    the strengthening invariant of every proof.  Works on concrete states too."""
+    c = []
+    for d in LAYOUT:
+        if d.index == BY_PLANE and not cfg.planechase or d.name == "planar_ctrl" and not cfg.planechase:
+            continue
+        lo, hi = bounds(cfg, d, s)
+        v = getattr(s, d.name)
+        for x in (v if isinstance(v, tuple) else (v,)):
+            if lo is not None:
+                c.append(x >= lo)
+            if hi is not None:
+                c.append(x <= hi)
     return And(*c)
 
 
