@@ -268,10 +268,7 @@ def load_config(path: str | Path) -> CheckConfig:
     The file is read as scenario files are (UTF-8 JSON of at most 1 MiB, no repeated keys,
     no NaN), so the two formats fail alike.
     """
-    from mtgcheck.scenario_format import _display, _read_json  # the scenario loader's careful reader
+    from mtgcheck import jsonread
 
-    try:
-        doc = _read_json(Path(path), _display(str(path)))
-    except FormatError as exc:
-        raise FormatError(exc.file, exc.field, exc.expected.replace("scenario", "configuration"), exc.got) from None
+    doc = jsonread.read(path, what="a readable configuration file")
     return parse_config(doc, str(path))

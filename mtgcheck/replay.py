@@ -15,6 +15,7 @@ from typing import Any
 
 from mtgcheck.checkers.result import Verdict
 from mtgcheck.errors import FormatError
+from mtgcheck.jsonread import read as read_json
 from mtgcheck.model import cards as pool
 from mtgcheck.model.actions import enabled_transition
 from mtgcheck.model.config import VARIANTS
@@ -27,7 +28,6 @@ from mtgcheck.scenario_format import (
     _got,
     _Said,
     parse_scenario,
-    read_json,
 )
 from mtgcheck.scenario_run import position_of, to_action
 from mtgcheck.scenario_write import scenario_from_trace
@@ -78,10 +78,15 @@ class Counterexample:
 def load(path: str | Path) -> Counterexample:
     """Read and check a counterexample file; a malformed one is a one-line FormatError."""
     p = str(path)
+    # The strict JSON reader: a duplicate key, NaN or a 5,000-digit integer is refused here
+    # as in a scenario file, not read leniently (or raised as a ValueError).
+    return from_doc(read_json(p, what="a readable counterexample file"), p)
+
+
+def from_doc(doc: object, path: str) -> Counterexample:
+    """Check and type a counterexample already read (``path`` names it in errors)."""
+    p = path
     shown = _display(p)
-    # The scenario reader's strict JSON: a duplicate key, NaN or a 5,000-digit integer is
-    # refused here as in a scenario file, not read leniently (or raised as a ValueError).
-    doc = read_json(p, what="a readable counterexample file")
     if not isinstance(doc, dict):
         raise FormatError(shown, "(root)", "a JSON object", type(doc).__name__)
     if doc.get("format") != FORMAT:

@@ -44,6 +44,7 @@ from jsonschema.exceptions import STRONG_MATCHES, WEAK_MATCHES, ValidationError,
 
 from mtgcheck.model.setup import CardPlacement, PlanarSetup, Position
 from mtgcheck.errors import FormatError, UnknownCardError
+from mtgcheck.jsonread import MAX_BYTES, _Said, display as _display, one_line as _one_line, read as _read
 
 __all__ = [
     "EXPECT_ZONES",
@@ -62,7 +63,6 @@ __all__ = [
     "load_scenario",
     "load_schema",
     "parse_scenario",
-    "read_json",
     "validate_all",
 ]
 
@@ -70,7 +70,7 @@ __all__ = [
 FORMAT = "mtgcheck.scenario/1"
 #: Larger files are refused unread: no hand-written scenario comes near, and a cap keeps a
 #: stray multi-gigabyte file from exhausting memory in the parser.
-MAX_FILE_BYTES = 1 << 20
+MAX_FILE_BYTES = MAX_BYTES
 SCHEMA_FILE = "scenario-1.schema.json"
 
 STEPS = ("beginning", "main1", "combat", "main2", "end")
@@ -253,7 +253,7 @@ def load_scenario(
         (a FormatError) for a card or plane name the pool does not hold.
     """
     try:
-        doc = _read_json(Path(path), _display(str(path)))
+        doc = _read(path, what="a readable scenario file")
     except FormatError as error:
         error.problems = [error]  # type: ignore[attr-defined]
         raise
@@ -304,148 +304,7 @@ def validate_all(
 
 
 # ---------------------------------------------------------------------------------------
-# Reading
-
-
-class _Said(str):
-    """Text shown as is after "got" (FormatError shows ``got`` with repr()).
-
-    A ``str``, so ``error.got`` stays a plain value for callers, but shown without quotes,
-    so that "got a list of 3 items" or "got null" don't read as if the file held that text.
-    """
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return str(self)
-
-
-class _DuplicateKey(Exception):
-    def __init__(self, key: str) -> None:
-        self.key = key
-
-
-class _NotJsonConstant(Exception):
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-
-def _pairs_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    # Python's json keeps the last of two equal keys without a word; in a hand-written
-    # file the first one is then silently ignored, so refuse it instead.
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKey(key)
-        out[key] = value
-    return out
-
-
-def _no_constant(name: str) -> Any:
-    # NaN and Infinity are accepted by Python's json but are not JSON (RFC 8259).
-    raise _NotJsonConstant(name)
-
-
-def read_json(path: str | Path, *, what: str = "a readable scenario file") -> object:
-    """The JSON value of a file mtgcheck reads, or a one-line FormatError.
-
-    The strict reading of :func:`load_scenario` (at most 1 MiB, UTF-8, no NaN, no key
-    twice, no integer Python refuses to read, no nesting past the recursion limit), for
-    the other files that hold JSON (counterexamples), so that every reader refuses the
-    same malformed input the same way. ``what`` names the file in a ``(file)`` error.
-    """
-    return _read_json(Path(path), _display(str(path)), what)
-
-
-def _read_json(path: Path, shown: str, what: str = "a readable scenario file") -> object:
-    """The file's JSON value, or a FormatError with field ``(file)`` or ``(json)``."""
-
-    def file_error(got: str) -> FormatError:
-        return FormatError(shown, "(file)", what, _Said(got))
-
-    def json_error(expected: str, got: str) -> FormatError:
-        return FormatError(shown, "(json)", expected, _Said(got))
-
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise FormatError(
-                shown, "(file)", f"a file of at most 1 MiB ({MAX_FILE_BYTES} bytes)",
-                _Said(f"{path.stat().st_size} bytes"))
-        with path.open("rb") as handle:
-            # Read one byte past the cap: a file that grew, or a device, is still refused.
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
-        raise file_error("no such file") from None
-    except IsADirectoryError:
-        raise file_error("a directory") from None
-    except PermissionError:
-        raise file_error("permission denied") from None
-    except OSError as exc:
-        raise file_error(_one_line(exc.strerror or type(exc).__name__)) from None
-    if len(data) > MAX_FILE_BYTES:
-        raise FormatError(shown, "(file)", f"a file of at most 1 MiB ({MAX_FILE_BYTES} bytes)",
-                          _Said("a larger file"))
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise json_error("UTF-8 text", f"a byte that is not UTF-8 at offset {exc.start}") from None
-    try:
-        doc = json.loads(text, object_pairs_hook=_pairs_once, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
-        # The place goes in "expected": "got" is cut at 60 characters.
-        raise json_error(f"valid JSON at line {exc.lineno}, column {exc.colno}", exc.msg) from None
-    except RecursionError:
-        raise json_error("JSON nested less deeply", "nesting too deep to read") from None
-    except _DuplicateKey as exc:
-        raise json_error("each key at most once in an object",
-                         f"the key {_one_line(repr(exc.key))} twice") from None
-    except _NotJsonConstant as exc:
-        raise json_error("valid JSON (NaN and Infinity are not JSON)", exc.name) from None
-    except ValueError as exc:
-        if "digits" in str(exc):  # Python's guard against quadratic int parsing
-            raise json_error("integers of at most 4300 digits", "a longer one") from None
-        raise json_error("valid JSON", _one_line(str(exc))) from None  # pragma: no cover
-    half = _lone_surrogate(doc)
-    if half is not None:
-        # "\ud800" is valid JSON but half a character: it can be neither printed nor hashed.
-        raise json_error("Unicode text (a \\ud800-\\udfff escape only as half of a pair)",
-                         f"a lone surrogate in {_one_line(repr(half))}")
-    return doc
-
-
-def _lone_surrogate(doc: object) -> str | None:
-    """A string (key or value) holding a lone surrogate (its first 40 characters), or None.
-
-    A loop with a stack, not recursion: the document may be nested almost as deeply as
-    the parser allows.
-    """
-    todo = [doc]
-    while todo:
-        value = todo.pop()
-        if isinstance(value, dict):
-            todo.extend(value)
-            todo.extend(value.values())
-        elif isinstance(value, list):
-            todo.extend(value)
-        elif isinstance(value, str) and not value.isascii():
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                return value[:40]
-    return None
-
-
-# ---------------------------------------------------------------------------------------
 # Field paths and plain words
-
-
-def _display(text: str) -> str:
-    """The text on one line: control characters (a newline in a file name) escaped."""
-    return text if text.isprintable() else repr(text)[1:-1]
-
-
-def _one_line(text: str) -> str:
-    return " ".join(_display(part) for part in text.splitlines()) if text else text
 
 
 def _field(prefix: str, path: Iterable[str | int]) -> str:
@@ -527,16 +386,22 @@ def _describe(schema: object, *, several: bool = False) -> str:
 # Structural check (the schema)
 
 
-def _schema_problems(doc: object, shown: str, prefix: str) -> list[FormatError]:
-    """Schema errors as FormatErrors: the format key first, then best_match, then the rest."""
+def _schema_problems(doc: object, shown: str, prefix: str, validator: Draft202012Validator | None = None,
+                     what: str = "a scenario") -> list[FormatError]:
+    """Schema errors as FormatErrors: the format key first, then best_match, then the rest.
+
+    ``validator`` checks against another schema (the manifest's), so that every format's
+    errors are worded alike; ``what`` names the document ("a scenario").  That schema must
+    not use ``$ref``: :func:`_describe` resolves references in the scenario schema.
+    """
     try:
-        errors = list(_validator().iter_errors(doc))
+        errors = list((validator or _validator()).iter_errors(doc))
         if not errors:
             return []
         best = best_match(errors, key=_relevance)
         translated = [(error, _translate(error, shown, prefix)) for error in errors]
     except RecursionError:
-        return [FormatError(shown, _field(prefix, ()), "a scenario nested less deeply",
+        return [FormatError(shown, _field(prefix, ()), f"{what} nested less deeply",
                             _Said("nesting too deep to check"))]
     format_field = _field(prefix, ("format",))
     # A file of another format (a counterexample given to `scenario`, or a future

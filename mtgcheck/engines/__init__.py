@@ -7,11 +7,14 @@
 from __future__ import annotations
 
 import importlib
+import json
 import threading
 from typing import Any, Callable
 
 from mtgcheck.engines.base import Applied, Engine, EngineError, EngineInfo, EngineRefused, EngineSpecError
 from mtgcheck.engines.pipe import PipeEngine, support_of
+from mtgcheck.errors import FormatError
+from mtgcheck.jsonread import loads as strict_loads
 
 
 class InProcess:
@@ -56,6 +59,21 @@ class InProcess:
             raise EngineError("crash", f"{name!r} raised {type(exc).__name__}: {str(exc)[:160]}")
         return box["value"]
 
+    @staticmethod
+    def _json(name: str, value: Any) -> None:
+        """Refuse what a pipe engine could not send either: NaN, a lone surrogate, deep nesting.
+
+        Such a value would otherwise end up in a stored counterexample that no reader accepts.
+        """
+        try:
+            text = json.dumps(value, default=list)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise EngineError("protocol", f"{name}: expected JSON values ({str(exc)[:80]})") from None
+        try:
+            strict_loads(text, source=f"{name} reply")
+        except FormatError as exc:
+            raise EngineError("garbage", f"{name}: not JSON (expected {exc.expected}, got {exc.got})") from None
+
     def hello(self) -> EngineInfo:
         info = self._call("hello")
         if isinstance(info, EngineInfo):
@@ -71,6 +89,7 @@ class InProcess:
         acts = self._call("actions")
         if not isinstance(acts, list) or not all(isinstance(a, dict) for a in acts):
             raise EngineError("protocol", f"actions: expected a list of objects, got {acts!r:.60}")
+        self._json("actions", acts)
         return acts
 
     def apply(self, action: dict[str, Any]) -> Applied:
@@ -85,6 +104,7 @@ class InProcess:
         obs = self._call("observe")
         if not isinstance(obs, dict):
             raise EngineError("protocol", f"observe: expected an object, got {obs!r:.60}")
+        self._json("observe", obs)
         return obs
 
     def close(self) -> None:

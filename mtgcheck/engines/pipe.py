@@ -16,9 +16,11 @@ import time
 from collections import deque
 from typing import Any
 
+from mtgcheck import jsonread
 from mtgcheck.engines.base import PROTOCOL, Applied, EngineError, EngineInfo, EngineRefused, Support
+from mtgcheck.errors import FormatError
 
-MAX_REPLY = 1 << 20
+MAX_REPLY = jsonread.MAX_BYTES
 
 
 def _strings(reply: dict[str, Any], key: str) -> frozenset[str]:
@@ -109,9 +111,12 @@ class PipeEngine:
             raise self._fail("crash", f"engine exited before {op!r} (exit code {proc.poll()})") from None
         line = self._read_line(op, self.start_timeout if op == "hello" else self.call_timeout)
         try:
-            reply = json.loads(line)
-        except (ValueError, RecursionError) as exc:  # ValueError: bad JSON, bad UTF-8, a 5,000-digit integer
-            raise self._fail("garbage", f"reply to {op!r} is not JSON: {line[:60]!r} ({str(exc).splitlines()[0]})") from None
+            # The strict reader of files: NaN, a key twice, a lone surrogate, bad UTF-8, a
+            # 5,000-digit integer or deep nesting is garbage, never stored in a counterexample.
+            reply = jsonread.loads(line, source=f"reply to {op!r}")
+        except FormatError as exc:
+            raise self._fail("garbage", f"reply to {op!r} is not JSON: {line[:60]!r} "
+                                        f"(expected {exc.expected}, got {exc.got})") from None
         if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
             raise self._fail("protocol", f"reply to {op!r}: expected an object with a boolean 'ok', got {line[:60]!r}")
         if not reply["ok"]:
