@@ -20,6 +20,7 @@ an inconclusive run must not read as a failed one, nor as a pass.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,7 @@ from mtgcheck.checkers.result import HOLDS, PROVED, UNKNOWN
 from mtgcheck.errors import FormatError
 
 FORMAT = "mtgcheck.manifest/1"
+SCHEMA_FILE = "manifest-1.schema.json"
 # The options each checker's figures depend on: figures recorded under others are not compared.
 DEPENDS = {"graph": ("variant",), "hypothesis": ("variant", "seed", "examples", "hypothesis"),
            "z3": ("variant", "depth", "strengthen", "z3")}
@@ -79,41 +81,37 @@ def _versions() -> dict[str, str]:
 # --- loading ----------------------------------------------------------------------------------
 
 def load(path: str | Path) -> dict:
-    """Read and check a manifest (a malformed one is a one-line error naming the field)."""
+    """Read and check a manifest; a malformed one is a one-line FormatError naming the field.
+
+    Read by the strict reader (at most 1 MiB, a regular file, no key twice, no NaN, bounded
+    nesting) and checked against ``mtgcheck/data/manifest-1.schema.json`` with the scenario
+    loader's plain words, before the run starts: a bad manifest must not cost a whole run.
+    """
+    from mtgcheck import jsonread
+    from mtgcheck.scenario_format import _schema_problems
+
     name = str(path)
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise FormatError(name, "(file)", "an existing manifest (write one with --write-manifest)") from None
-    except (OSError, ValueError) as exc:
-        raise FormatError(name, "(file)", "a readable JSON file", str(exc)) from None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise FormatError(name, "format", repr(FORMAT), doc.get("format") if isinstance(doc, dict) else doc)
-    for key, kind in (("options", dict), ("properties", list), ("units", dict)):
-        if not isinstance(doc.get(key), kind):
-            raise FormatError(name, key, f"a JSON {'object' if kind is dict else 'array'}", doc.get(key))
-    for checker, per in doc["units"].items():
-        if not isinstance(per, dict) or not all(isinstance(u, dict) for u in per.values()):
-            raise FormatError(name, f"units.{checker}", "an object of configuration -> figures", per)
-        for config, u in per.items():
-            _check_unit(name, f"units.{checker}.{config}", u)
+        doc = jsonread.read(path, what="a readable manifest file")
+    except FormatError as exc:
+        if exc.field == "(file)" and exc.got == "no such file":
+            raise FormatError(exc.file, "(file)", "an existing manifest (write one with --write-manifest)") from None
+        raise
+    problems = _schema_problems(doc, jsonread.display(name), "", validator=_validator(), what="a manifest")
+    if problems:
+        raise problems[0]
+    assert isinstance(doc, dict)  # the schema says so
     return doc
 
 
-def _check_unit(name: str, where: str, u: dict) -> None:
-    def strings(x: Any) -> bool:
-        return isinstance(x, list) and all(isinstance(s, str) for s in x)
+@functools.cache
+def _validator() -> Any:
+    from importlib.resources import files
 
-    for key, default in (("holds", None), ("unknown", [])):
-        if not strings(u.get(key, default)):
-            raise FormatError(name, f"{where}.{key}", "an array of property ids", u.get(key))
-    if "rules" in u and not strings(u["rules"]):
-        raise FormatError(name, f"{where}.rules", "an array of rule ids", u["rules"])
-    if "states" in u and not (isinstance(u["states"], int) and u["states"] >= 0):
-        raise FormatError(name, f"{where}.states", "a count of states", u["states"])
-    proved = u.get("proved", {})
-    if not (isinstance(proved, dict) and all(isinstance(k, int) and k >= 0 for k in proved.values())):
-        raise FormatError(name, f"{where}.proved", "an object of property id -> k", proved)
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads(files("mtgcheck.data").joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
+    return Draft202012Validator(schema)
 
 
 # --- comparing --------------------------------------------------------------------------------
