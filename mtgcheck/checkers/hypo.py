@@ -26,6 +26,15 @@ from mtgcheck.properties.base import Property
 from .result import HOLDS, UNKNOWN, VACUOUS, VIOLATED, Verdict
 
 
+class _TimeUp(KeyboardInterrupt):
+    """The run's deadline passed: stop Hypothesis now, whatever its example budget.
+
+    A KeyboardInterrupt because that is how Hypothesis is cancelled: it re-raises one at
+    once, without retrying or shrinking it (any other exception is a failure to shrink, and
+    replaying one that depends on the clock is reported as flaky).
+    """
+
+
 class PropertyViolation(AssertionError):
     def __init__(self, prop: str, trace: list[Action]) -> None:
         super().__init__(f"{prop} violated after {len(trace)} actions")
@@ -39,6 +48,16 @@ class Tally:
     witnesses: dict[str, int] = field(default_factory=dict)
     fired: dict[str, int] = field(default_factory=dict)
     actions: dict[str, int] = field(default_factory=dict)  # action verb -> times fired
+    #: When to stop (time.monotonic()); None: no deadline.
+    deadline: float | None = None
+    #: Set once a property failed in the current run: Hypothesis is then shrinking it, and
+    #: is left to finish (its shrinking is bounded on its own), so the violation is kept.
+    failing: bool = False
+
+    def check_time(self) -> None:
+        """Stop the run if the deadline passed (unless a failure is being shrunk)."""
+        if self.deadline is not None and not self.failing and time.monotonic() > self.deadline:
+            raise _TimeUp()
 
 
 def machine_for(conf: CheckConfig, props: Sequence[Property], tally: Tally, *, variant: str | None = None,
@@ -53,6 +72,7 @@ def machine_for(conf: CheckConfig, props: Sequence[Property], tally: Tally, *, v
             super().__init__()
             self.s = s0
             self.trace: list[Action] = []
+            tally.check_time()
             tally.examples += 1
 
         def _legal(self, verb: str) -> list[Action]:
@@ -63,6 +83,7 @@ def machine_for(conf: CheckConfig, props: Sequence[Property], tally: Tally, *, v
             return [a for a in self._cached[1] if a.verb == verb]
 
         def _do(self, a: Action) -> None:
+            tally.check_time()  # one example may be long (a configuration's hypothesis_steps)
             t = enabled_transition(cfg, self.s, a)
             assert t is not None
             s2 = t.effect(self.s)
@@ -74,6 +95,7 @@ def machine_for(conf: CheckConfig, props: Sequence[Property], tally: Tally, *, v
                 if p.triggered(cfg, self.s, t, s2):
                     tally.witnesses[p.id] = tally.witnesses.get(p.id, 0) + 1
                 if not p.holds(cfg, self.s, t, s2):
+                    tally.failing = True
                     raise PropertyViolation(p.id, list(self.trace))
             self.s = s2
 
@@ -83,6 +105,7 @@ def machine_for(conf: CheckConfig, props: Sequence[Property], tally: Tally, *, v
                 if p.triggered(cfg, self.s):
                     tally.witnesses[p.id] = tally.witnesses.get(p.id, 0) + 1
                 if not p.holds(cfg, self.s):
+                    tally.failing = True
                     raise PropertyViolation(p.id, list(self.trace))
 
     for verb in verbs:
@@ -95,7 +118,7 @@ def machine_for(conf: CheckConfig, props: Sequence[Property], tally: Tally, *, v
 
     def at_rest(self) -> None:  # type: ignore[no-untyped-def]
         """The game is over or the bound is reached: nothing more to do."""
-    setattr(RulesMachine, "at_rest", precondition(
+    setattr(RulesMachine, "at_rest", precondition(  # noqa: B010 - a generated rule, named at run time
         lambda self: not any(self._legal(v) for v in verbs))(rule()(at_rest)))
     RulesMachine.__name__ = f"RulesMachine_{conf.name}"
     return RulesMachine
@@ -105,11 +128,16 @@ def check(conf: CheckConfig, props: Sequence[Property], *, seed: int = 0, exampl
           timeout: float = 120.0, variant: str | None = None,
           disabled: frozenset[str] = frozenset()) -> list[Verdict]:
     """Run the state machine; re-run without each violated property so every property gets
-    its own verdict."""
+    its own verdict.
+
+    ``timeout`` bounds the whole call, within a run too (a configuration may ask for
+    millions of examples): what time cuts short is ``unknown``, saying how many examples
+    ran, never ``holds``.
+    """
     t0 = time.monotonic()
     remaining = list(props)
     violated: dict[str, list[Action]] = {}
-    tally = Tally()
+    tally = Tally(deadline=t0 + timeout)
     n = examples or conf.hypothesis_examples
     interrupted = False
     while remaining:
@@ -119,12 +147,16 @@ def check(conf: CheckConfig, props: Sequence[Property], *, seed: int = 0, exampl
                                 deadline=None, derandomize=False, print_blob=False,
                                 phases=[Phase.generate, Phase.shrink],
                                 suppress_health_check=list(HealthCheck))
+        tally.failing = False
         try:
             run_state_machine_as_test(machine, settings=cfg_settings)
             break
         except PropertyViolation as exc:
             violated[exc.prop] = exc.trace
             remaining = [p for p in remaining if p.id != exc.prop]
+        except _TimeUp:
+            interrupted = True
+            break
         except Flaky:  # pragma: no cover - the model is deterministic
             interrupted = True
             break
@@ -141,7 +173,8 @@ def check(conf: CheckConfig, props: Sequence[Property], *, seed: int = 0, exampl
             v = Verdict("hypothesis", p.id, conf.name, VIOLATED, depth=len(violated[p.id]), trace=violated[p.id],
                         stats=stats)
         elif interrupted:
-            v = Verdict("hypothesis", p.id, conf.name, UNKNOWN, "run interrupted", stats=stats)
+            v = Verdict("hypothesis", p.id, conf.name, UNKNOWN,
+                        f"time ran out after {timeout:g} s: {tally.examples} of {n} examples", stats=stats)
         elif tally.witnesses.get(p.id, 0) == 0:
             v = Verdict("hypothesis", p.id, conf.name, VACUOUS, "its antecedent never held in the examples",
                         stats=stats)
