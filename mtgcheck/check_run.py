@@ -36,6 +36,7 @@ from typing import Any, Callable, Sequence
 
 from mtgcheck.checkers.result import HOLDS, PROVED, UNKNOWN, VACUOUS, VIOLATED, Verdict
 from mtgcheck.configs import BUILTIN, CheckConfig
+from mtgcheck.errors import OutputError
 from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
 
 CHECKERS = ("z3", "graph", "hypothesis")
@@ -136,7 +137,12 @@ def run_unit(checker: str, conf: CheckConfig, prop_ids: Sequence[str], opts: Opt
 
         out, ex = graph.check(conf, props, timeout=opts.timeout, variant=opts.variant, disabled=opts.disabled)
         if opts.export_dir:
-            graph.export(ex, f"{opts.export_dir}/{conf.name}.graphml")
+            try:
+                graph.export(ex, f"{opts.export_dir}/{conf.name}.graphml")
+            except OutputError as exc:
+                # The verdicts stand; the CLI writes its reports, then reports this (exit 2).
+                for v in out:
+                    v.stats["write_error"] = str(exc)
     elif checker == "hypothesis":
         out = _run_hypothesis(conf, props, slots, opts)
     elif checker == "z3":
@@ -181,7 +187,7 @@ def combine(verdicts: Sequence[Verdict]) -> list[Combined]:
         by.setdefault((v.property, v.checker), []).append(v)
     out = []
     for (prop, checker), vs in by.items():
-        pick = lambda st: next((v for v in vs if v.status == st), None)  # noqa: E731
+        pick = lambda st: next((v for v in vs if v.status == st), None)  # noqa: E731, B023
         if (v := pick(VIOLATED)) is not None:
             out.append(Combined(prop, checker, VIOLATED, v, vs))
         elif (v := pick(UNKNOWN)) is not None:

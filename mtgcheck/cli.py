@@ -6,13 +6,14 @@ or usage, 3 inconclusive.  A user error is one line on stderr, never a traceback
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import click
 
 from mtgcheck import __version__
-from mtgcheck.errors import MtgcheckError
+from mtgcheck.errors import MtgcheckError, OutputError
 
 
 def _guard(fn: Callable[..., int]) -> Callable[..., None]:
@@ -146,6 +147,7 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
     from mtgcheck.scenario_run import describe
 
     chosen = list(checkers) or list(cr.CHECKERS)
+    failed_writes: list[str] = []  # outputs that could not be written: exit 2 after the others
     prop_ids = cr.properties_named(props)
     confs = cr.configs_named(configs)
     opts = cr.Options(depth=depth, timeout=timeout, seed=seed, examples=examples, variant=variant,
@@ -174,6 +176,7 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
         if executor is not None:
             executor.shutdown()
     wall = _time.monotonic() - t0
+    failed_writes += [v.stats["write_error"] for v in verdicts if "write_error" in v.stats]
     combined = cr.combine(verdicts)
     cells = {(c.property, c.checker): c for c in combined}
     from rich.console import Console
@@ -209,7 +212,12 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
             if v.status == "violated" and v.trace:
                 from mtgcheck.minimize import minimize
 
-                path, new = store(store_dir, minimize(from_verdict(v, positions[v.config], seed=seed, variant=variant)))
+                try:
+                    path, new = store(store_dir, minimize(from_verdict(v, positions[v.config], seed=seed,
+                                                                       variant=variant)))
+                except OutputError as exc:  # the reports are still written, then exit 2
+                    failed_writes.append(str(exc))
+                    break
                 click.echo(f"    {'stored' if new else 'already stored'}: {path}")
     code = cr.exit_code(combined)
     cov = coverage.merge(coverage.collect(verdicts), chosen)
@@ -222,18 +230,21 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
     if gate.failed or (compared and compared.shrinks):
         code = 1
     if manifest_out:
-        write_json(manifest_out, figures)
-        click.echo(f"manifest written: {manifest_out}")
+        with _deferred(failed_writes):
+            write_json(manifest_out, figures)
+            click.echo(f"manifest written: {manifest_out}")
     counts = {s: sum(1 for c in combined if c.status == s) for s in ("proved", "holds", "violated", "unknown", "vacuous")}
     click.echo(", ".join(f"{n} {s}" for s, n in counts.items()) + f"; {wall:.1f} s; seed {seed}")
     if json_out:
-        write_json(json_out, {
-            "format": "mtgcheck.check-report/1", "seed": seed, "seconds": round(wall, 2), "exit": code,
-            "combined": [{"property": c.property, "checker": c.checker, "status": c.status, "cell": c.cell()}
-                         for c in combined],
-            "verdicts": [cr.verdict_json(v, descr[v.config]) for v in verdicts],
-            "coverage": coverage.to_json(cov, gate, exempt),
-            **({"manifest": {"file": manifest_in, **compared.__dict__}} if compared else {})})
+        with _deferred(failed_writes):
+            write_json(json_out, {
+                "format": "mtgcheck.check-report/1", "seed": seed, "seconds": round(wall, 2),
+                "exit": 2 if failed_writes else code,
+                "combined": [{"property": c.property, "checker": c.checker, "status": c.status, "cell": c.cell()}
+                             for c in combined],
+                "verdicts": [cr.verdict_json(v, descr[v.config]) for v in verdicts],
+                "coverage": coverage.to_json(cov, gate, exempt),
+                **({"manifest": {"file": manifest_in, **compared.__dict__}} if compared else {})})
     if junit_out:
         cases = []
         for c in combined:
@@ -242,8 +253,25 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
             cases.append((f"{c.checker}::{c.property}", c.status, sum(x.seconds for x in c.per_config) / max(1, len(c.per_config)),
                           c.cell(), body))
         cases += _gate_cases(gate, compared, manifest_in)
-        write_text(junit_out, junit_xml("mtgcheck", cases))
-    return code
+        with _deferred(failed_writes):
+            write_text(junit_out, junit_xml("mtgcheck", cases))
+    return _after_writes(failed_writes, code)
+
+
+@contextlib.contextmanager
+def _deferred(failed: list[str]) -> Iterator[None]:
+    """Note a write that failed and carry on: every other output is still written."""
+    try:
+        yield
+    except OutputError as exc:
+        failed.append(str(exc))
+
+
+def _after_writes(failed: list[str], code: int) -> int:
+    """The exit code once every output was tried: 2 (one line each) if a write failed."""
+    for message in dict.fromkeys(failed):
+        click.echo(f"mtgcheck: error: {message}", err=True)
+    return 2 if failed else code
 
 
 def _gate_cases(gate: Any, compared: Any, manifest_in: str | None) -> list[tuple[str, str, float, str, str]]:
@@ -286,13 +314,20 @@ def replay(paths: tuple[str, ...], engine_spec: str | None, call_timeout: float)
     """
     from pathlib import Path
 
+    from mtgcheck.errors import FormatError
     from mtgcheck.replay import load as load_cx
     from mtgcheck.store import stored
 
     files: list[Path] = []
     for p in paths or ("counterexamples",):
         files += stored(p) if Path(p).is_dir() else [Path(p)]
-    loaded = [load_cx(f) for f in files]  # every file is checked before anything runs
+    loaded, malformed = [], 0
+    for f in files:  # every file is checked before anything runs
+        try:
+            loaded.append(load_cx(f))
+        except FormatError as exc:  # one bad file is named; the others still replay
+            click.echo(f"mtgcheck: error: {exc}", err=True)
+            malformed += 1
     driver = None
     if engine_spec is not None:
         from mtgcheck.validate import Driver
@@ -307,8 +342,8 @@ def replay(paths: tuple[str, ...], engine_spec: str | None, call_timeout: float)
     finally:
         if driver is not None:
             driver.close()
-    click.echo(f"{len(loaded) - bad} passed, {bad} failed")
-    return 1 if bad else 0
+    click.echo(f"{len(loaded) - bad} passed, {bad} failed" + (f", {malformed} malformed" if malformed else ""))
+    return 2 if malformed else 1 if bad else 0
 
 
 def _replay_property(cx: Any, strict: bool = False) -> tuple[bool, str]:
@@ -517,7 +552,8 @@ def validate(engine_spec: str, budget: int, seed: int, json_out: str | None, sto
     click.echo(f"validating --engine {engine_spec} (seed {seed}, budget {budget})", err=True)
     rep = val.run(engine_spec, budget=budget, seed=seed, store_dir=None if no_store else store_dir,
                   scenario_files=files, call_timeout=call_timeout, max_steps=max_steps,
-                  progress=lambda m: click.echo(m, err=True))
+                  progress=lambda m: click.echo(m, err=True),
+                  warn=lambda m: click.echo(f"mtgcheck: warning: {m}", err=True))
     for tr, path, new in rep.found:
         d = tr.divergence
         assert d is not None
@@ -527,11 +563,11 @@ def validate(engine_spec: str, budget: int, seed: int, json_out: str | None, sto
     click.echo(f"{rep.engine} {rep.version}: {rep.traces} traces ({', '.join(f'{n} {k}' for k, n in rep.sources.items())}), "
                f"{rep.steps} steps, {rep.refused} positions refused, {rep.restarts} engine restarts, "
                f"{rep.diverged} traces diverged, {len(rep.found)} distinct divergences, {rep.seconds:.1f} s (seed {seed})")
+    failed_writes = [str(rep.write_error)] if rep.write_error is not None else []
     if json_out:
-        write_json(json_out, rep.to_json())
-    if rep.found:
-        return 1
-    return 0 if rep.traces else 3
+        with _deferred(failed_writes):
+            write_json(json_out, rep.to_json())
+    return _after_writes(failed_writes, 1 if rep.found else 0 if rep.traces else 3)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -31,3 +31,30 @@ class UnknownCardError(FormatError):
 
 class UsageError(MtgcheckError):
     """The command line itself is wrong."""
+
+
+class OutputError(MtgcheckError):
+    """A file mtgcheck writes (a report, a counterexample, a graph) could not be written.
+
+    Disk full, a read-only folder, a file where a folder should be, a name too long: the
+    user's environment, not a bug, so one line naming the file and the cause, exit 2.
+    """
+
+    def __init__(self, path: object, cause: str) -> None:
+        from mtgcheck.jsonread import display
+
+        self.path, self.cause = str(path), cause
+        super().__init__(f"cannot write {display(str(path))}: {cause}")
+
+    def __reduce__(self) -> tuple[type[OutputError], tuple[str, str]]:
+        # Raised in worker processes (a graph export): it must cross back unchanged.
+        return type(self), (self.path, self.cause)
+
+    @classmethod
+    def of(cls, path: object, exc: OSError) -> OutputError:
+        """The error of an OSError raised while writing ``path`` (its strerror, in one line)."""
+        where = exc.filename if exc.filename is not None else path
+        cause = exc.strerror or type(exc).__name__
+        if where is not None and str(where) != str(path):
+            cause += f" ({where})"
+        return cls(path, cause)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,7 @@ from typing import Any, Callable, Sequence
 from mtgcheck.engines import open_engine
 from mtgcheck.engines.base import OBSERVABLE, Engine, EngineError, EngineInfo, EngineRefused, Support
 from mtgcheck.engines.vocab import Session, wire_action
-from mtgcheck.errors import FormatError, MtgcheckError
+from mtgcheck.errors import FormatError, MtgcheckError, OutputError
 from mtgcheck.model.actions import Action, catalogue, enabled_transition, legal_actions, why_illegal
 from mtgcheck.model.config import Config
 from mtgcheck.model.observe import observe
@@ -273,18 +274,42 @@ def supported_setup(support: Support, setup: dict[str, Any]) -> dict[str, Any] |
     return out
 
 
-def scenario_traces(support: Support, files: Sequence[Path]) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]]:
-    """(source, setup, actions) of every scenario or counterexample wholly inside the scope."""
-    from mtgcheck.replay import load as load_cx
-    from mtgcheck.scenario_run import load as load_sc
+def scenario_traces(support: Support, files: Sequence[Path], *,
+                    warn: Callable[[str], None] | None = None) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]]:
+    """(source, setup, actions) of every scenario or counterexample wholly inside the scope.
+
+    Each file is read once, by the strict reader (at most 1 MiB).  A FIFO, a device or a
+    broken symbolic link among them is skipped with a one-line warning (``warn``, default
+    stderr) and never opened: reading one would block the run or never end.
+    """
+    from mtgcheck import jsonread
+    from mtgcheck.model import cards as pool
+    from mtgcheck.model.config import VARIANTS
+    from mtgcheck.replay import from_doc
+    from mtgcheck.scenario_format import parse_scenario
+
+    def say(line: str) -> None:
+        if warn is not None:
+            warn(line)
+        else:
+            print(f"mtgcheck: warning: {line}", file=sys.stderr)
 
     out = []
     for f in files:
+        kind = jsonread.non_regular(f)
+        if kind is not None:
+            say(f"{jsonread.display(str(f))}: skipped: {kind}, not a regular file")
+            continue
         try:
-            raw = json.loads(Path(f).read_text(encoding="utf-8-sig"))
-            sc = load_cx(f).scenario if isinstance(raw, dict) and "scenario" in raw else load_sc(str(f))
-        except (MtgcheckError, OSError, ValueError, RecursionError):
+            raw = jsonread.read(f, what="a readable scenario file")
+            if isinstance(raw, dict) and "scenario" in raw:
+                sc = from_doc(raw, str(f)).scenario
+            else:
+                sc = parse_scenario(raw, source=str(f), known_cards=pool.card_names(),
+                                    known_planes=pool.plane_names(), known_variants=tuple(VARIANTS))
+        except (MtgcheckError, KeyError, TypeError):
             continue  # malformed files are the business of `mtgcheck scenario` / `replay`
+        assert isinstance(raw, dict)  # both parsers say so
         doc = raw.get("scenario", raw)
         if sc.variant or any(a.verb not in support.verbs for a in sc.actions):
             continue
@@ -394,6 +419,8 @@ class Report:
     seconds: float = 0.0
     sources: dict[str, int] = field(default_factory=dict)
     found: list[tuple[Trace, Path | None, bool]] = field(default_factory=list)  # trace, stored at, new
+    #: The first divergence that could not be stored (the others are then not tried).
+    write_error: OutputError | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"format": "mtgcheck.validate-report/1", "engine": self.engine, "version": self.version,
@@ -407,8 +434,13 @@ class Report:
 
 def run(spec: str, *, budget: int, seed: int, store_dir: str | None, scenario_files: Sequence[Path],
         call_timeout: float = 10.0, max_steps: int = 30, probe_rate: int = 8,
-        progress: Callable[[str], None] | None = None) -> Report:
-    """Drive the engine through scenarios, stored counterexamples and ``budget`` generated games."""
+        progress: Callable[[str], None] | None = None, warn: Callable[[str], None] | None = None) -> Report:
+    """Drive the engine through scenarios, stored counterexamples and ``budget`` generated games.
+
+    A divergence that cannot be stored (a write error, a symbolic link for the engine's
+    folder) is kept in ``Report.write_error`` and the run carries on: the caller writes its
+    report first, then fails with it (exit 2).
+    """
     t0 = time.monotonic()
     driver = Driver(spec, call_timeout=call_timeout, max_steps=max_steps)
     rep = Report(driver.info.name, driver.info.version, seed, budget)
@@ -421,7 +453,7 @@ def run(spec: str, *, budget: int, seed: int, store_dir: str | None, scenario_fi
             first.setdefault(tr.divergence.key(), tr)
 
     try:
-        scripted_traces = scenario_traces(driver.support, scenario_files)
+        scripted_traces = scenario_traces(driver.support, scenario_files, warn=warn)
         for source, setup, acts in scripted_traces:
             try:
                 record(driver.play(setup, scripted(acts, setup), source=source))
@@ -433,13 +465,16 @@ def run(spec: str, *, budget: int, seed: int, store_dir: str | None, scenario_fi
             _generated(driver, setups, budget, seed, probe_rate, record, rep)
         if progress:
             progress(f"{rep.traces} traces, {driver.steps} steps, {len(first)} distinct divergences; minimizing")
-        for key, tr in sorted(first.items()):
+        for _key, tr in sorted(first.items()):
             small = minimize(driver, tr)
             path, new = None, False
-            if store_dir is not None:
+            if store_dir is not None and rep.write_error is None:
                 from mtgcheck.store import store
 
-                path, new = store(store_dir, counterexample_doc(driver.info, small, seed))
+                try:
+                    path, new = store(store_dir, counterexample_doc(driver.info, small, seed))
+                except OutputError as exc:
+                    rep.write_error = exc
             rep.found.append((small, path, new))
     finally:
         rep.steps = driver.steps
