@@ -14,7 +14,7 @@ from typing import Any, Iterable
 from .actions import Action, Cond, Transition
 from .common import game_on
 from .config import Config
-from .logic import And, Count, If
+from .logic import And, Count, If, Or, first
 from .state import BATTLEFIELD, GRAVEYARD, P_LEGEND, P_NONE, State
 from .zones import move
 
@@ -33,21 +33,34 @@ def _clash(s: State, group: tuple[int, ...]) -> Any:
 
 
 def ask_legend_choice(cfg: Config, s: State) -> State:
-    """CR 704.5j: if a group clashes and no other choice is pending, ask its owner to choose.
+    """CR 704.5j: if a player's legendary permanents clash and no other choice is pending,
+    ask that player to choose.
 
-    One group at a time (the first in slot order); after the choice the state-based actions
-    are checked again, so a second clash is asked for next (CR 704.3).
+    CR 101.4: when several players choose, the active player chooses first, then the others
+    in turn order; a player with several clashing names answers them one ``choose`` at a time,
+    in any order (the choice names the card that stays).  After each choice the state-based
+    actions are checked again (CR 704.3), so the next clash is asked for then.  Nothing here
+    depends on the order of card slots (a metamorphic test permutes them).
     """
-    for p, group in reversed(legend_groups(cfg)):
-        ask = And(s.pending == P_NONE, s.in_game[p] == 1, _clash(s, group))
-        s = s.replace(pending=If(ask, P_LEGEND, s.pending), pending_player=If(ask, p, s.pending_player),
-                      pending_src=If(ask, group[0], s.pending_src))
-    return s
+    P = cfg.players
+    groups = legend_groups(cfg)
+    if not groups:
+        return s
+    clash = [And(s.in_game[q] == 1, Or(*[_clash(s, g) for p, g in groups if p == q])) for q in range(P)]
+    conds, players = [], []
+    for d in range(P):  # APNAP: the active player, then the others in turn order
+        for q in range(P):
+            conds.append(And(s.active == (q - d) % P, clash[q]))
+            players.append(q)
+    chooser = first(conds, players, -1)
+    ask = And(s.pending == P_NONE, Or(*clash))
+    return s.replace(pending=If(ask, P_LEGEND, s.pending), pending_player=If(ask, chooser, s.pending_player),
+                     pending_src=If(ask, -1, s.pending_src))
 
 
 def _keep(cfg: Config, s: State, group: tuple[int, ...], k: int) -> State:
     # CR 704.5j: the rest are put into their owners' graveyards.
-    s = move(cfg, s, [And(j in group, j != k, s.zone[j] == BATTLEFIELD) if j in group else False
+    s = move(cfg, s, [And(j != k, s.zone[j] == BATTLEFIELD) if j in group else False
                       for j in range(cfg.n)], GRAVEYARD)
     return s.replace(pending=P_NONE, pending_player=-1, pending_src=-1)
 
@@ -57,8 +70,9 @@ def transitions(cfg: Config) -> Iterable[Transition]:
         for k in group:
             conds = (game_on(cfg),
                      Cond("choose.pending", "608.2c", "no such choice is being asked of this player",
-                          lambda s, p=p, group=group: And(s.pending == P_LEGEND, s.pending_player == p,
-                                                          s.pending_src == group[0])),
+                          lambda s, p=p: And(s.pending == P_LEGEND, s.pending_player == p)),
+                     Cond("legend.clash", "704.5j", "you control no two legendary permanents of that name",
+                          lambda s, group=group: _clash(s, group)),
                      Cond("legend.on-battlefield", "704.5j",
                           "the permanent that stays must be one of the legendary permanents of that name",
                           lambda s, k=k: s.zone[k] == BATTLEFIELD))
