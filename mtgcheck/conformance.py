@@ -54,7 +54,7 @@ def check_transition(t: Transition, s: State) -> list[str]:
     with symbolic():
         ls = _lift(s)
         sym_conds = [bool(_value(c.test(ls))) for c in t.conds]
-    for c, a, b in zip(t.conds, concrete_conds, sym_conds):
+    for c, a, b in zip(t.conds, concrete_conds, sym_conds, strict=True):
         if a != b:
             problems.append(f"{t.rule}: condition {c.id} is {a} concretely, {b} symbolically")
     if all(concrete_conds):

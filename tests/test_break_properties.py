@@ -26,7 +26,7 @@ from mtgcheck.checkers import graph, hypo, z3bmc
 from mtgcheck.checkers.result import HOLDS, VIOLATED, Verdict
 from mtgcheck.configs import CheckConfig
 from mtgcheck.model.actions import Action, enabled_transition, step
-from mtgcheck.model.setup import CardPlacement as C, PlanarSetup, Position, build
+from mtgcheck.model.setup import build
 from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
 
 SEED = 20240417

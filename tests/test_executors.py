@@ -120,7 +120,7 @@ def test_two_units_finding_one_counterexample_store_it_once(cluster: Any, tmp_pa
              "--variant", "116.2k", "--property", PLOT_PROP, "--scheduler", cluster.scheduler_address, "--shards", "2",
              "--store", str(store_dir), cwd=tmp_path)
     assert r.returncode == 1, r.stdout + r.stderr
-    assert r.stdout.count(f"VIOLATED ") == 2  # graph and Hypothesis, on different workers
+    assert r.stdout.count("VIOLATED ") == 2  # graph and Hypothesis, on different workers
     assert r.stdout.count("    stored: ") == 1 and r.stdout.count("already stored: ") == 1
     files = [p for p in store_dir.rglob("*") if p.is_file()]
     assert len(files) == 1 and files[0].parent.name == "variant-116.2k"
