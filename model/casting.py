@@ -11,7 +11,7 @@ from __future__ import annotations
 from itertools import product
 from typing import Any, Iterable
 
-from .actions import Action, Cond, Transition
+from .vocabulary import Action, Cond, Transition
 from .cards import Face
 from .common import acting, is_main_phase, sorcery_timing
 from .config import Config, Slot

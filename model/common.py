@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .actions import Cond
+from .vocabulary import Cond
 from .config import Config
 from .logic import And, Count, If, Or, at, first
 from .state import MAIN1, MAIN2, State

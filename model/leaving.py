@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-from .actions import Action, Cond, Transition
+from .vocabulary import Action, Cond, Transition
 from .common import game_on, next_in_game, player_in_game, receiver_of_priority
 from .config import Config
 from .logic import And, If, Not, Or, Sum, put

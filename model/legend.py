@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from .actions import Action, Cond, Transition
+from .vocabulary import Action, Cond, Transition
 from .common import game_on
 from .config import Config
 from .logic import And, Count, If, Or, first

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from .actions import Action, Cond, Transition
+from .vocabulary import Action, Cond, Transition
 from .common import acting, is_main_phase
 from .config import Config
 from .logic import And, Count, If, Not, Or, first, put

@@ -12,7 +12,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any, Iterable
 
-from .actions import Action, Cond, Transition
+from .vocabulary import Action, Cond, Transition
 from .common import acting, game_on
 from .config import Config
 from .logic import And, Count, If, Not, Or, lazy_if, put

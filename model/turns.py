@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from .actions import Action, Cond, Transition
+from .vocabulary import Action, Cond, Transition
 from .common import acting, n_in_game, next_in_game, receiver_of_priority
 from .config import Config
 from .logic import And, Count, If, Not, at, put

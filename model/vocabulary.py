@@ -1,0 +1,82 @@
+"""The rule vocabulary: :class:`Action`, :class:`Cond`, :class:`Transition` and refusals.
+
+Every rule module writes its rules in these words; the catalogue and the interpreter
+(:mod:`.actions`) read them.  They live apart from the catalogue so that a rule module
+imports only the vocabulary, and the catalogue imports the rule modules: one direction, no
+import cycle (a test walks the package's import graph).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from mtgcheck.errors import MtgcheckError
+
+from .state import State
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Action:
+    """A player's action, as a user (or a scenario file) names it."""
+
+    verb: str
+    player: int
+    card: int = -1
+    how: int = 0
+    x: int = 0
+    kicker: int = 0
+    half: int = 0
+    flashback: int = 0
+    target: int = -1  # -1 none; 0..P-1 player; P + j card slot j
+    sacrifice: int = -1
+    cards: tuple[int, ...] = ()
+    result: str = ""
+    source: str = ""  # plot: "hand" or "library"
+
+
+@dataclass(frozen=True, slots=True)
+class Cond:
+    """One named condition of a guard: what it enforces, and the rule that says so."""
+
+    id: str
+    cr: str
+    why: str
+    # Called with a state only; ``...`` admits the guards that bind their loop variables as
+    # defaults (``lambda s, k=k: ...``), the cure for late binding (ruff B023).
+    test: Callable[..., Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    action: Action
+    rule: str  # the rule id, e.g. "cast", "plot", "pass.resolve"
+    cr: str
+    conds: tuple[Cond, ...]
+    effect: Callable[..., State]  # called with a state only (see Cond.test)
+
+    def enabled(self, s: State) -> bool:
+        return all(c.test(s) for c in self.conds)
+
+    def first_failure(self, s: State) -> tuple[int, Cond] | None:
+        for i, c in enumerate(self.conds):
+            if not c.test(s):
+                return i, c
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why an action is illegal: the rule and the reason (python-chess style: by cause)."""
+
+    cr: str
+    why: str
+    cond: str = ""
+
+
+class IllegalAction(MtgcheckError):
+    exit_code = 1
+
+    def __init__(self, action: Action, refusal: Refusal) -> None:
+        self.action, self.refusal = action, refusal
+        super().__init__(f"illegal {action.verb} by player {action.player}: CR {refusal.cr}: {refusal.why}")
