@@ -7,6 +7,16 @@ and keeps its traceback.
 from __future__ import annotations
 
 
+def display(text: str) -> str:
+    """The text on one line: control characters (a newline in a file name) escaped."""
+    return text if text.isprintable() else repr(text)[1:-1]
+
+
+def one_line(text: str) -> str:
+    """Several lines (an OS or parser message) as one, each part escaped as :func:`display`."""
+    return " ".join(display(part) for part in text.splitlines()) if text else text
+
+
 class MtgcheckError(Exception):
     """Base of every error that is the user's input, not a bug of mtgcheck."""
 
@@ -41,8 +51,6 @@ class OutputError(MtgcheckError):
     """
 
     def __init__(self, path: object, cause: str) -> None:
-        from mtgcheck.jsonread import display
-
         self.path, self.cause = str(path), cause
         super().__init__(f"cannot write {display(str(path))}: {cause}")
 

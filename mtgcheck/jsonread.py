@@ -25,7 +25,9 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from mtgcheck.errors import FormatError
+from mtgcheck.errors import FormatError, display, one_line
+
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "display", "one_line", "read", "read_bytes", "loads", "non_regular"]
 
 #: Larger files are refused unread: no hand-written file comes near, and a cap keeps a
 #: stray multi-gigabyte file from exhausting memory in the parser.
@@ -47,16 +49,6 @@ class _Said(str):
 
     def __repr__(self) -> str:
         return str(self)
-
-
-def display(text: str) -> str:
-    """The text on one line: control characters (a newline in a file name) escaped."""
-    return text if text.isprintable() else repr(text)[1:-1]
-
-
-def one_line(text: str) -> str:
-    """Several lines (an OS or parser message) as one, each part escaped as :func:`display`."""
-    return " ".join(display(part) for part in text.splitlines()) if text else text
 
 
 class _DuplicateKey(Exception):
