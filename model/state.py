@@ -1,13 +1,14 @@
 """The bounded state vector (DESIGN.md, "The state vector").
 
-A state is a frozen, slotted value made of ints and tuples of ints, so it is hashable (a
-graph node as it is) and maps one-to-one onto Z3 integer terms.  Booleans are 0/1.  The
-same class holds concrete values (the interpreter) and Z3 terms (the symbolic encoding).
+A state is an immutable tuple of ints and tuples of ints, with a named accessor per field,
+so it is hashable (a graph node as it is), cheap to copy with changes (``replace``: the
+interpreter's hottest operation) and maps one-to-one onto Z3 integer terms.  Booleans are
+0/1.  The same class holds concrete values (the interpreter) and Z3 terms (the symbolic
+encoding).  Its fields are declared once, in the class body (the layout, ``LAYOUT``).
 """
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -51,75 +52,13 @@ PL_ZONES = ("deck", "face-up", "out")
 NO_TARGET = -1
 
 
-@dataclass(frozen=True, slots=True)
-class State:
-    """One position. Tuples are indexed by player, card slot, ability slot or plane slot."""
-
-    # turn structure (CR 500, 117)
-    turn: Any
-    active: Any
-    normal_turn: Any  # whose last normal turn it is or was: turn order resumes after them (CR 500.7)
-    step: Any
-    priority: Any
-    passes: Any
-    game_over: Any
-    next_oid: Any
-    stack_size: Any
-    pending: Any
-    pending_player: Any
-    pending_src: Any
-    overflow: Any  # 1 when a bound of the configuration was hit (never silent)
-    # players
-    in_game: tuple
-    life: tuple
-    mana: tuple
-    drew_empty: tuple  # CR 704.5b
-    # card slots
-    zone: tuple
-    pos: tuple  # order in the library (0 = top) and on the stack (0 = bottom); 0 elsewhere
-    oid: tuple  # CR 400.7: a new object id on every zone change
-    plotted: tuple  # turn it became plotted (CR 702.170d), 0 = not plotted
-    how: tuple
-    cast_from: tuple
-    x: tuple
-    kicked: tuple
-    half: tuple
-    fb_exile: tuple  # CR 702.34a: exiled instead of going anywhere else when it leaves the stack
-    plot_on_resolve: tuple  # Lilah: exiled and plotted as it resolves
-    target: tuple  # -1 none; 0..P-1 a player; P+j card slot j
-    target_oid: tuple
-    granted_fb: tuple  # flashback granted until end of turn (Past in Flames, Snapcaster Mage)
-    damage: tuple
-    power_bonus: tuple  # until end of turn: +N/+0 and +N/+N effects (CR 613.4c)
-    toughness_bonus: tuple  # kept apart from power: prowess is +1/+1, Show-Off's pump +2/+0
-    last_cast: tuple  # history: the turn it was last cast (0 never)
-    # triggered abilities on the stack
-    ab_kind: tuple
-    ab_ctrl: tuple
-    ab_src: tuple
-    ab_target: tuple
-    ab_target_oid: tuple
-    ab_pos: tuple
-    # Planechase (CR 901)
-    pl_zone: tuple
-    pl_pos: tuple
-    pl_counters: tuple
-    pl_oid: tuple
-    planar_ctrl: Any  # -1 without Planechase
-    rolls: Any  # planar die rolls by the active player this turn (CR 901.9, 116.2i)
-    extra: tuple  # queued extra turns (CR 500.7): a stack, last element taken first; -1 empty
-    chaos_extra: Any  # history: extra turns created by chaos this turn
-
-    def replace(self, **changes: Any) -> "State":
-        return dataclasses.replace(self, **changes)
-
-
 # --- the layout: every field once, with what it is indexed by and what it holds ---------
 #
-# Everything that walks the state vector by field (sizes, the fields a zone change or a
-# removal from the stack resets, the symmetry reduction's renaming of card slots, object ids
-# and turns, Z3's variables and the well-formedness bounds) reads this table; adding a field
-# to ``State`` is one more line here (tests/test_state_layout.py fails until there is one).
+# Each field of ``State`` is one line: its name, its Python type (for mypy) and a
+# declaration (``decl``): what it is indexed by, what it holds, its range and what a zone
+# change or a removal from the stack resets it to.  Everything that walks the state vector
+# by field (sizes, those resets, the symmetry reduction's renaming of card slots, object ids
+# and turns, Z3's variables and the well-formedness bounds) reads the resulting LAYOUT.
 
 # What a field is indexed by.
 SCALAR, BY_PLAYER, BY_CARD, BY_ABILITY, BY_PLANE, BY_EXTRA = "scalar", "player", "card", "ability", "plane", "extra"
@@ -151,7 +90,6 @@ class Decl:
     puts back, None when the field is kept or handled apart.
     """
 
-    name: str
     index: str
     holds: str
     names: tuple[str, ...] = ()
@@ -161,61 +99,132 @@ class Decl:
     reset: int | None = None
 
 
-_C, _A = BY_CARD, BY_ABILITY
-LAYOUT: tuple[Decl, ...] = (
-    Decl("turn", SCALAR, TURN, lo=1),
-    Decl("active", SCALAR, PLAYER),
-    Decl("normal_turn", SCALAR, PLAYER),
-    Decl("step", SCALAR, ENUM, STEPS),
-    Decl("priority", SCALAR, PLAYER),
-    Decl("passes", SCALAR, NUM, hi=lambda c: c.players - 1),
-    Decl("game_over", SCALAR, BOOL),
-    Decl("next_oid", SCALAR, OID, lo=1),
-    Decl("stack_size", SCALAR, NUM, hi=lambda c: c.n + c.ability_slots),
-    Decl("pending", SCALAR, ENUM, PENDINGS),
-    Decl("pending_player", SCALAR, PLAYER, none=True),
-    Decl("pending_src", SCALAR, SLOT, none=True),
-    Decl("overflow", SCALAR, BOOL),
-    Decl("in_game", BY_PLAYER, BOOL),
-    Decl("life", BY_PLAYER, NUM, lo=None),
-    Decl("mana", BY_PLAYER, NUM),
-    Decl("drew_empty", BY_PLAYER, BOOL),
-    Decl("zone", _C, ENUM, ZONES),
-    Decl("pos", _C, NUM),
-    Decl("oid", _C, OID, lo=1),
-    Decl("plotted", _C, TURN, reset=0),
-    Decl("how", _C, ENUM, HOWS, reset=0),
-    Decl("cast_from", _C, ENUM, ZONES, reset=0),
-    Decl("x", _C, NUM, hi=lambda c: c.max_x, reset=0),
-    Decl("kicked", _C, BOOL, reset=0),
-    Decl("half", _C, ENUM, HALVES, reset=0),
-    Decl("fb_exile", _C, BOOL, reset=0),
-    Decl("plot_on_resolve", _C, BOOL, reset=0),
-    Decl("target", _C, REF, reset=NO_TARGET),
-    Decl("target_oid", _C, OID, none=True, reset=0),
-    Decl("granted_fb", _C, BOOL, reset=0),
-    Decl("damage", _C, NUM, reset=0),
-    Decl("power_bonus", _C, NUM, reset=0),
-    Decl("toughness_bonus", _C, NUM, reset=0),
-    Decl("last_cast", _C, TURN),
-    Decl("ab_kind", _A, ENUM, ABILITIES, reset=AB_NONE),
-    Decl("ab_ctrl", _A, PLAYER, reset=0),
-    Decl("ab_src", _A, SOURCE, reset=0),
-    Decl("ab_target", _A, REF, reset=NO_TARGET),
-    Decl("ab_target_oid", _A, OID, none=True, reset=0),
-    Decl("ab_pos", _A, NUM),
-    Decl("pl_zone", BY_PLANE, ENUM, PL_ZONES),
-    Decl("pl_pos", BY_PLANE, NUM),
-    Decl("pl_counters", BY_PLANE, NUM),
-    Decl("pl_oid", BY_PLANE, OID, none=True),
-    Decl("planar_ctrl", SCALAR, PLAYER, none=True),
-    Decl("rolls", SCALAR, NUM),
-    Decl("extra", BY_EXTRA, PLAYER, none=True),
-    Decl("chaos_extra", SCALAR, NUM),
-)
-DECL = {d.name: d for d in LAYOUT}
+    name: str = ""
 
-FIELDS = tuple(f.name for f in dataclasses.fields(State))
+
+def decl(index: str, holds: str, names: tuple[str, ...] = (), *, lo: int | None = 0,
+         hi: Callable[[Config], int] | None = None, none: bool = False, reset: int | None = None) -> Any:
+    """One field's declaration, written as the field's value in the body of ``State``."""
+    return Decl(index, holds, names, lo, hi, none, reset)
+
+
+_C, _A, _S, _P = BY_CARD, BY_ABILITY, SCALAR, BY_PLAYER
+_tuple_new = tuple.__new__
+
+
+class State(tuple):
+    """One position: a tuple of the fields below, in this order (the layout), each a plain
+    value or a tuple indexed by player, card slot, ability slot, plane slot or extra-turn
+    slot.  Hashable (a graph node as it is); maps one-to-one onto Z3 integer terms; holds
+    concrete values (the interpreter) or Z3 terms (the symbolic encoding).  Booleans are 0/1.
+    Built with keywords, ``State(turn=1, ...)``, every field given; ``replace`` makes a copy
+    with some fields changed.  Adding a field is one line here."""
+
+    __slots__ = ()
+
+    # turn structure (CR 500, 117)
+    turn: Any = decl(_S, TURN, lo=1)
+    active: Any = decl(_S, PLAYER)
+    normal_turn: Any = decl(_S, PLAYER)  # whose last normal turn it is or was: turn order resumes after them (CR 500.7)
+    step: Any = decl(_S, ENUM, STEPS)
+    priority: Any = decl(_S, PLAYER)
+    passes: Any = decl(_S, NUM, hi=lambda c: c.players - 1)
+    game_over: Any = decl(_S, BOOL)
+    next_oid: Any = decl(_S, OID, lo=1)
+    stack_size: Any = decl(_S, NUM, hi=lambda c: c.n + c.ability_slots)
+    pending: Any = decl(_S, ENUM, PENDINGS)
+    pending_player: Any = decl(_S, PLAYER, none=True)
+    pending_src: Any = decl(_S, SLOT, none=True)
+    overflow: Any = decl(_S, BOOL)  # 1 when a bound of the configuration was hit (never silent)
+    # players
+    in_game: tuple = decl(_P, BOOL)
+    life: tuple = decl(_P, NUM, lo=None)
+    mana: tuple = decl(_P, NUM)
+    drew_empty: tuple = decl(_P, BOOL)  # CR 704.5b
+    # card slots; ``reset``: what a zone change puts back (CR 400.7: a new object)
+    zone: tuple = decl(_C, ENUM, ZONES)
+    pos: tuple = decl(_C, NUM)  # order in the library (0 = top) and on the stack (0 = bottom); 0 elsewhere
+    oid: tuple = decl(_C, OID, lo=1)  # CR 400.7: a new object id on every zone change
+    plotted: tuple = decl(_C, TURN, reset=0)  # turn it became plotted (CR 702.170d), 0 = not plotted
+    how: tuple = decl(_C, ENUM, HOWS, reset=NOT_CAST)
+    cast_from: tuple = decl(_C, ENUM, ZONES, reset=0)
+    x: tuple = decl(_C, NUM, hi=lambda c: c.max_x, reset=0)
+    kicked: tuple = decl(_C, BOOL, reset=0)
+    half: tuple = decl(_C, ENUM, HALVES, reset=WHOLE)
+    fb_exile: tuple = decl(_C, BOOL, reset=0)  # CR 702.34a: exiled instead of going anywhere else when it leaves the stack
+    plot_on_resolve: tuple = decl(_C, BOOL, reset=0)  # Lilah: exiled and plotted as it resolves
+    target: tuple = decl(_C, REF, reset=NO_TARGET)  # -1 none; 0..P-1 a player; P+j card slot j
+    target_oid: tuple = decl(_C, OID, none=True, reset=0)
+    granted_fb: tuple = decl(_C, BOOL, reset=0)  # flashback granted until end of turn (Past in Flames, Snapcaster Mage)
+    damage: tuple = decl(_C, NUM, reset=0)
+    power_bonus: tuple = decl(_C, NUM, reset=0)  # until end of turn: +N/+0 and +N/+N effects (CR 613.4c)
+    toughness_bonus: tuple = decl(_C, NUM, reset=0)  # kept apart from power: prowess is +1/+1, Show-Off's pump +2/+0
+    last_cast: tuple = decl(_C, TURN)  # history: the turn it was last cast (0 never)
+    # triggered abilities on the stack; ``reset``: what a removal from the stack puts back
+    ab_kind: tuple = decl(_A, ENUM, ABILITIES, reset=AB_NONE)
+    ab_ctrl: tuple = decl(_A, PLAYER, reset=0)
+    ab_src: tuple = decl(_A, SOURCE, reset=0)
+    ab_target: tuple = decl(_A, REF, reset=NO_TARGET)
+    ab_target_oid: tuple = decl(_A, OID, none=True, reset=0)
+    ab_pos: tuple = decl(_A, NUM)
+    # Planechase (CR 901)
+    pl_zone: tuple = decl(BY_PLANE, ENUM, PL_ZONES)
+    pl_pos: tuple = decl(BY_PLANE, NUM)
+    pl_counters: tuple = decl(BY_PLANE, NUM)
+    pl_oid: tuple = decl(BY_PLANE, OID, none=True)
+    planar_ctrl: Any = decl(_S, PLAYER, none=True)  # -1 without Planechase
+    rolls: Any = decl(_S, NUM)  # planar die rolls by the active player this turn (CR 901.9, 116.2i)
+    extra: tuple = decl(BY_EXTRA, PLAYER, none=True)  # queued extra turns (CR 500.7): a stack, last taken first; -1 empty
+    chaos_extra: Any = decl(_S, NUM)  # history: extra turns created by chaos this turn
+
+    def __new__(cls, *values: Any, **fields: Any) -> "State":
+        if values:  # State(tuple_of_all_fields): pickling and copying
+            (vals,) = values
+            return _tuple_new(cls, vals)
+        try:
+            vals = [fields.pop(f) for f in FIELDS]
+        except KeyError as e:
+            raise TypeError(f"State() missing field {e}") from None
+        if fields:
+            raise TypeError(f"State() got unknown fields {sorted(fields)}")
+        return _tuple_new(cls, vals)
+
+    def __getnewargs__(self) -> tuple[Any, ...]:
+        return (tuple(self),)
+
+    def replace(self, **changes: Any) -> "State":
+        """A copy with the given fields changed."""
+        vals = list(self)
+        try:
+            for f, v in changes.items():
+                vals[_INDEX[f]] = v
+        except KeyError as e:
+            raise TypeError(f"State has no field {e}") from None
+        return _tuple_new(State, vals)
+
+    def __repr__(self) -> str:
+        return "State(" + ", ".join(f"{f}={v!r}" for f, v in zip(FIELDS, self, strict=True)) + ")"
+
+
+def _declare(cls: type) -> tuple[Decl, ...]:
+    """Read the declarations in the class body (in order) and turn each field into an accessor."""
+    from operator import itemgetter
+
+    out = []
+    for i, name in enumerate(cls.__annotations__):
+        d = cls.__dict__.get(name)
+        if not isinstance(d, Decl):
+            raise TypeError(f"State field {name!r} has no declaration: write it as `{name}: ... = decl(...)`")
+        out.append(Decl(d.index, d.holds, d.names, d.lo, d.hi, d.none, d.reset, name))
+        setattr(cls, name, property(itemgetter(i)))
+    return tuple(out)
+
+
+#: The state layout: every field of ``State``, in order, with its declaration.
+LAYOUT: tuple[Decl, ...] = _declare(State)
+DECL = {d.name: d for d in LAYOUT}
+FIELDS = tuple(d.name for d in LAYOUT)
+_INDEX = {f: i for i, f in enumerate(FIELDS)}
 
 #: The fields indexed by card slot, by ability slot; the ones holding object ids, turns.
 CARD_FIELDS = tuple(d.name for d in LAYOUT if d.index == BY_CARD)
@@ -289,7 +298,7 @@ def equal_states(a: State, b: State) -> Any:
     """A Z3 (or Python) formula: the two states are equal component by component."""
     from .logic import And
 
-    parts = []
+    parts: list[Any] = []
     for f in FIELDS:
         x, y = getattr(a, f), getattr(b, f)
         if isinstance(x, tuple):

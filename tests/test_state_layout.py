@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import random
 
 from mtgcheck.checkers import graph
@@ -18,12 +17,42 @@ from mtgcheck.model.state import (CARD_FIELDS, DECL, FIELDS, HOLDS, INDEXES, LAY
 def test_every_field_is_declared_once_in_order() -> None:
     names = [d.name for d in LAYOUT]
     assert len(names) == len(set(names))
-    missing = [f.name for f in dataclasses.fields(State) if f.name not in DECL]
+    missing = [f for f in State.__annotations__ if f not in DECL]
     assert not missing, f"State fields without a declaration in LAYOUT: {missing}"
     assert tuple(names) == FIELDS, "LAYOUT lists the fields in State's order"
     for d in LAYOUT:
         assert d.index in INDEXES and d.holds in HOLDS, d
         assert (d.holds == "enum") == bool(d.names), d
+
+
+def test_a_field_without_declaration_is_refused() -> None:
+    import pytest
+
+    from mtgcheck.model.state import _declare, decl
+
+    class Bad(tuple):
+        __slots__ = ()
+        turn: int = decl("scalar", "turn")
+        forgotten: int
+
+    with pytest.raises(TypeError, match="forgotten"):
+        _declare(Bad)
+
+
+def test_states_copy_compare_and_pickle_as_values() -> None:
+    import pickle
+
+    cfg, s = build(BUILTIN[0].position)
+    t = s.replace(turn=5, mana=(0, 0))
+    assert (t.turn, t.mana, s.turn) == (5, (0, 0), 1) and t != s and t.replace(turn=1, mana=s.mana) == s
+    assert pickle.loads(pickle.dumps(t)) == t and type(pickle.loads(pickle.dumps(t))) is State
+    assert hash(t.replace()) == hash(t) and repr(t).startswith("State(turn=5, ")
+    import pytest
+
+    with pytest.raises(TypeError):
+        s.replace(nonsense=1)
+    with pytest.raises(TypeError):
+        State(turn=1)
 
 
 def test_sizes_and_symbolic_variables_follow_the_layout() -> None:

@@ -52,7 +52,7 @@ def rename(cfg: Config, s: State, perm: list[int]) -> State:
         v = getattr(s, f)
         vals[f] = tuple(perm[t] if t >= 0 else t for t in v) if isinstance(v, tuple) else (perm[v] if v >= 0 else v)
     for f in sources:  # per ability slot: a card slot unless the slot is empty or the ability is a plane's
-        vals[f] = [perm[src] if kind and kind not in PLANE_SOURCED else src for src, kind in zip(getattr(s, f), s.ab_kind)]
+        vals[f] = [perm[src] if kind and kind not in PLANE_SOURCED else src for src, kind in zip(getattr(s, f), s.ab_kind, strict=True)]
     return s.replace(**{f: tuple(v) if isinstance(v, list) else v for f, v in vals.items()})
 
 
@@ -75,7 +75,7 @@ def canonical(cfg: Config, s: State, turns: bool = False) -> State:
         changed = False
         for g in gs:
             keyed = sorted(g, key=lambda j: tuple(getattr(s, f)[j] for f in card_fields))
-            for dst, src in zip(g, keyed):
+            for dst, src in zip(g, keyed, strict=True):
                 perm[src] = dst
                 changed |= src != dst
         if changed:

@@ -1,0 +1,101 @@
+"""States per second of the graph search on each built-in configuration, old vs new code.
+
+Runs the graph search (every property, symmetry reduction on) on each built-in configuration
+with the working tree's code and with the code of an older commit (``--old``, extracted with
+``git archive`` into a temporary directory, or a source tree), alternating the two in separate processes so
+that both see the same machine load; prints per configuration the median states per second
+of each and their ratio.  Usage:
+
+    python bench/graph_rate.py [--old REV] [--repeats N] [--max-turn T] [--only NAME ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Run inside the child: import mtgcheck (and its mapped packages model/, properties/) from the
+# tree given as argv[1], whatever is installed.
+CHILD = r"""
+import importlib.abc, importlib.util, json, os, sys, time, dataclasses
+tree = sys.argv[1]
+MAP = (("mtgcheck.model", "model"), ("mtgcheck.properties", "properties"), ("mtgcheck", "mtgcheck"))
+class Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        for pre, d in MAP:
+            if name == pre or name.startswith(pre + "."):
+                base = os.path.join(tree, d, *name[len(pre):].lstrip(".").split(".")) if name != pre \
+                    else os.path.join(tree, d)
+                if os.path.isdir(base):
+                    return importlib.util.spec_from_file_location(name, os.path.join(base, "__init__.py"),
+                                                                  submodule_search_locations=[base])
+                if os.path.exists(base + ".py"):
+                    return importlib.util.spec_from_file_location(name, base + ".py")
+                return None
+        return None
+sys.meta_path.insert(0, Finder())
+from mtgcheck.checkers import graph
+from mtgcheck.configs import BUILTIN
+from mtgcheck.properties.catalogue import PROPERTIES
+assert graph.__file__.startswith(tree), graph.__file__
+only, max_turn = json.loads(sys.argv[2]), int(sys.argv[3])
+out = {}
+for conf in BUILTIN:
+    if only and conf.name not in only:
+        continue
+    if max_turn:
+        conf = dataclasses.replace(conf, max_turn=max_turn)
+    t0 = time.perf_counter()
+    _, ex = graph.check(conf, PROPERTIES, timeout=600)
+    dt = time.perf_counter() - t0
+    out[conf.name] = (len(ex.states), dt)
+print(json.dumps(out))
+"""
+
+
+def run(tree: str, only: list[str], max_turn: int) -> dict[str, tuple[int, float]]:
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    r = subprocess.run([sys.executable, "-c", CHILD, tree, json.dumps(only), str(max_turn)],
+                       capture_output=True, text=True, env=env, check=True)
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--old", default="HEAD", help="the commit to compare with (default HEAD), or a source tree")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--max-turn", type=int, default=0, help="override the configurations' turn bound")
+    ap.add_argument("--only", nargs="*", default=[])
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        if os.path.isdir(args.old):
+            tmp = args.old
+        else:
+            archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.old], capture_output=True,
+                                     check=True).stdout
+            subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        runs: dict[str, list[dict[str, tuple[int, float]]]] = {"old": [], "new": []}
+        for _ in range(args.repeats):
+            runs["old"].append(run(tmp, args.only, args.max_turn))
+            runs["new"].append(run(str(ROOT), args.only, args.max_turn))
+    print(f"graph search, old = {args.old}, new = working tree; median of {args.repeats} alternated runs")
+    print(f"{'config':<11} {'states old':>10} {'states new':>10} {'old st/s':>9} {'new st/s':>9} {'ratio':>6} "
+          f"{'old s':>7} {'new s':>7}")
+    for name in runs["new"][0]:
+        so, sn = runs["old"][0][name][0], runs["new"][0][name][0]
+        to = statistics.median(r[name][1] for r in runs["old"])
+        tn = statistics.median(r[name][1] for r in runs["new"])
+        print(f"{name:<11} {so:>10} {sn:>10} {so / to:>9.0f} {sn / tn:>9.0f} {(sn / tn) / (so / to):>6.2f} "
+              f"{to:>7.2f} {tn:>7.2f}")
+
+
+if __name__ == "__main__":
+    main()
