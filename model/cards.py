@@ -13,7 +13,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from mtgcheck.errors import FormatError, UnknownCardError
+from .errors import FormatError, UnknownCardError
 
 from .mana import ManaCost, parse_card_cost, parse_mana_cost
 

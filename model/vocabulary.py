@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from mtgcheck.errors import MtgcheckError
+from .errors import MtgcheckError
 
 from .state import State
 
