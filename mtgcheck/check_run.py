@@ -29,17 +29,21 @@ process stores counterexamples.
 from __future__ import annotations
 
 import time
-import warnings
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
+from mtgcheck.checkers import registry
 from mtgcheck.checkers.result import HOLDS, PROVED, UNKNOWN, VACUOUS, VIOLATED, Verdict
 from mtgcheck.configs import BUILTIN, CheckConfig
-from mtgcheck.errors import OutputError
 from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
+from mtgcheck.rulesets import REFERENCE, RuleSet
 
-CHECKERS = ("z3", "graph", "hypothesis")
+
+def __getattr__(name: str) -> Any:
+    if name == "CHECKERS":  # the registered checkers' names, in order (read live: tests register more)
+        return registry.names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -48,8 +52,7 @@ class Options:
     timeout: float = 300.0  # a safety net: proofs are bounded by Z3's rlimit, not by time
     seed: int = 0
     examples: int | None = None
-    variant: str | None = None
-    disabled: frozenset[str] = frozenset()
+    rules: RuleSet = REFERENCE  # the rule set checked: the reference, a variant or a mutant
     strengthen: bool = False
     export_dir: str | None = None  # graph checker: write each explored graph here (GraphML)
     induction: bool = True
@@ -85,45 +88,15 @@ class Unit:
 
 def plan(checkers: Sequence[str], prop_ids: Sequence[str], configs: Sequence[CheckConfig],
          opts: Options) -> list[Unit]:
-    """Every unit of a run, longest first (Z3, then the graph search), so the pool's tail is short."""
+    """Every unit of a run, in the registry's order (longest first: Z3, then the graph search),
+    so the pool's tail is short; each checker says how a configuration's work splits."""
+    order = registry.names()
     units: list[Unit] = []
-    for checker in sorted(checkers, key=CHECKERS.index):
+    for checker in sorted(checkers, key=order.index):
+        split = registry.get(checker).units
         for conf in configs:
-            if checker != "hypothesis":
-                units.append(Unit(checker, conf, tuple(prop_ids)))
-                continue
-            slots = min(opts.hypothesis_slots, opts.examples or conf.hypothesis_examples)
-            groups = [tuple(prop_ids[g::opts.hypothesis_groups]) for g in range(opts.hypothesis_groups)]
-            units += [Unit(checker, conf, group, (slot,)) for group in groups if group for slot in range(slots)]
+            units += [Unit(checker, conf, props, slots) for props, slots in split(conf, list(prop_ids), opts)]
     return units
-
-
-def _run_hypothesis(conf: CheckConfig, props: Sequence[Any], slots: Sequence[int], opts: Options) -> list[Verdict]:
-    """The given seed slots of one configuration, each verdict tagged with its seed and slot.
-
-    No slots: the whole budget in one run seeded with the run seed (``mtgcheck mutants``
-    runs a unit like this: one configuration, nothing to spread).
-    """
-    from mtgcheck.checkers import hypo
-
-    if not slots:
-        return hypo.check(conf, props, seed=opts.seed, examples=opts.examples, timeout=opts.timeout,
-                          variant=opts.variant, disabled=opts.disabled)
-    total = opts.examples or conf.hypothesis_examples
-    count = min(opts.hypothesis_slots, total)
-    out: list[Verdict] = []
-    with warnings.catch_warnings():
-        # On a Dask worker, the worker's own threads use the global `random` while a draw
-        # runs; Hypothesis reads that as a strategy using it.  Our strategies never do (the
-        # runs stay reproducible: tests/test_executors.py), so the warning is noise.
-        warnings.filterwarnings("ignore", message="Do not use the `random` module")
-        for slot in slots:
-            seed = slot_seed(opts.seed, slot)
-            for v in hypo.check(conf, props, seed=seed, examples=slot_examples(total, count, slot),
-                                timeout=opts.timeout, variant=opts.variant, disabled=opts.disabled):
-                v.stats.update(seed=seed, slot=slot)
-                out.append(v)
-    return out
 
 
 def run_unit(checker: str, conf: CheckConfig, prop_ids: Sequence[str], opts: Options,
@@ -132,27 +105,7 @@ def run_unit(checker: str, conf: CheckConfig, prop_ids: Sequence[str], opts: Opt
     given seed slots."""
     props = [BY_ID[p] for p in prop_ids]
     t0 = time.monotonic()
-    if checker == "graph":
-        from mtgcheck.checkers import graph
-
-        out, ex = graph.check(conf, props, timeout=opts.timeout, variant=opts.variant, disabled=opts.disabled)
-        if opts.export_dir:
-            try:
-                graph.export(ex, f"{opts.export_dir}/{conf.name}.graphml")
-            except OutputError as exc:
-                # The verdicts stand; the CLI writes its reports, then reports this (exit 2).
-                for v in out:
-                    v.stats["write_error"] = str(exc)
-    elif checker == "hypothesis":
-        out = _run_hypothesis(conf, props, slots, opts)
-    elif checker == "z3":
-        from mtgcheck.checkers import z3bmc
-
-        out = z3bmc.check(conf, props, depth=opts.depth if opts.depth is not None else min(conf.depth, 3),
-                          timeout=opts.timeout, variant=opts.variant, disabled=opts.disabled,
-                          strengthen=opts.strengthen, induction=opts.induction, rlimit=opts.rlimit)
-    else:
-        raise ValueError(checker)
+    out = registry.get(checker).check(conf, props, opts.rules, opts, slots)
     wall = time.monotonic() - t0
     for v in out:
         v.stats["unit_seconds"] = round(wall, 2)
@@ -192,7 +145,8 @@ def combine(verdicts: Sequence[Verdict]) -> list[Combined]:
             out.append(Combined(prop, checker, VIOLATED, v, vs))
         elif (v := pick(UNKNOWN)) is not None:
             out.append(Combined(prop, checker, UNKNOWN, v, vs))
-        elif checker == "z3" and all(v.status == PROVED for v in vs):
+        elif checker in registry.REGISTRY and registry.REGISTRY[checker].proves and all(
+                v.status == PROVED for v in vs):
             out.append(Combined(prop, checker, PROVED, vs[0], vs))
         elif any(v.status in (HOLDS, PROVED) for v in vs):
             out.append(Combined(prop, checker, HOLDS, pick(HOLDS) or vs[0], vs))

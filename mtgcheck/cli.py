@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterator
 import click
 
 from mtgcheck import __version__
+from mtgcheck.checkers import registry
 from mtgcheck.errors import MtgcheckError, OutputError
 
 
@@ -30,6 +31,24 @@ def _guard(fn: Callable[..., int]) -> Callable[..., None]:
         sys.exit(code)
 
     return wrapper
+
+
+class CheckerChoice(click.Choice):
+    """The registered checkers' names (read when the command line is parsed, not when this
+    module is imported: a checker registered later is a choice too); the keywords keep only
+    the checkers with that capability (:func:`mtgcheck.checkers.registry.names`)."""
+
+    def __init__(self, **capability: bool) -> None:
+        self.capability = capability
+        super().__init__((), case_sensitive=True)
+
+    @property  # type: ignore[override]
+    def choices(self) -> tuple[str, ...]:
+        return registry.names(**self.capability)
+
+    @choices.setter
+    def choices(self, _value: Any) -> None:
+        pass
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -94,7 +113,7 @@ def _interactive() -> bool:
 
 
 @main.command()
-@click.option("--checker", "checkers", multiple=True, type=click.Choice(["z3", "graph", "hypothesis"]),
+@click.option("--checker", "checkers", multiple=True, type=CheckerChoice(),
               help="Run only this checker (repeatable). Default: all three.")
 @click.option("--property", "props", multiple=True, metavar="ID", help="Check only this property (repeatable).")
 @click.option("--config", "configs", multiple=True, metavar="NAME|FILE",
@@ -144,13 +163,14 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
     from mtgcheck.junit import junit_xml
     from mtgcheck.model.setup import build
     from mtgcheck.properties.catalogue import BY_ID
+    from mtgcheck.rulesets import RuleSet
     from mtgcheck.scenario_run import describe
 
-    chosen = list(checkers) or list(cr.CHECKERS)
+    chosen = list(checkers) or list(registry.names())
     failed_writes: list[str] = []  # outputs that could not be written: exit 2 after the others
     prop_ids = cr.properties_named(props)
     confs = cr.configs_named(configs)
-    opts = cr.Options(depth=depth, timeout=timeout, seed=seed, examples=examples, variant=variant,
+    opts = cr.Options(depth=depth, timeout=timeout, seed=seed, examples=examples, rules=RuleSet.from_build(variant),
                       strengthen=strengthen, export_dir=export_dir, hypothesis_slots=shards)
     from mtgcheck import coverage, manifest as mf
     from mtgcheck.executors import make_executor
@@ -214,7 +234,8 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
 
                 try:
                     path, new = store(store_dir, minimize(from_verdict(v, positions[v.config], seed=seed,
-                                                                       variant=variant)))
+                                                                       variant=opts.rules.variant,
+                                                                       disabled=opts.rules.disabled)))
                 except OutputError as exc:  # the reports are still written, then exit 2
                     failed_writes.append(str(exc))
                     break
@@ -385,14 +406,15 @@ def _replay_divergence(cx: Any, driver: Any) -> tuple[bool, str]:
 @click.argument("rules_b")
 @click.option("--config", "config_name", default=None, metavar="NAME", help="Built-in configuration (default: each in turn).")
 @click.option("--out", type=click.Path(dir_okay=False), help="Write the separating scenario here.")
-@click.option("--checker", type=click.Choice(["graph", "z3"]), default="graph", show_default=True,
+@click.option("--checker", type=CheckerChoice(separates=True), default="graph", show_default=True,
               help="Search the histories explicitly (graph) or symbolically (Z3 BMC, iterative deepening).")
 @_guard
 def diff(rules_a: str, rules_b: str, config_name: str | None, out: str | None, checker: str) -> int:
     """Find the shortest scenario on which two rule sets disagree.
 
-    A rule set is `reference` (the CR as the model reads it), a variant (`116.2k`), or
-    `mutant-ID[+ID...]` (guard conditions switched off).  Prints the scenario, which
+    A rule set is `reference` (the CR as the model reads it), a variant (`116.2k`), a
+    mutant (`mutant-ID`, see `mtgcheck mutants`) or `mutant-COND[+COND...]` (guard conditions
+    switched off).  Prints the scenario, which
     `mtgcheck scenario` runs as written (under RULES_B).  Exit 0 when one is found, 3 when
     none is within the configurations' bounds.
     """
@@ -400,13 +422,12 @@ def diff(rules_a: str, rules_b: str, config_name: str | None, out: str | None, c
 
     from mtgcheck import check_run as cr
     from mtgcheck.atomic import write_json
-    from mtgcheck.diff import as_scenario, find, find_z3, parse_rule_set
+    from mtgcheck.diff import as_scenario, parse_rule_set
 
-    parse_rule_set(rules_a)
-    parse_rule_set(rules_b)
+    ra, rb = parse_rule_set(rules_a), parse_rule_set(rules_b)
     confs = cr.configs_named([config_name] if config_name else [])
-    search = find if checker == "graph" else find_z3
-    found = [(conf, d) for conf in confs if (d := search(conf, rules_a, rules_b)) is not None]
+    search = registry.get(checker).separate
+    found = [(conf, d) for conf in confs if (d := search(conf, ra, rb)) is not None]
     if not found:
         click.echo(f"no difference between {rules_a} and {rules_b} within the bounds of "
                    + ", ".join(c.name for c in confs))
@@ -442,7 +463,7 @@ def show(file: str, svg_out: str | None, itf_out: str | None) -> int:
 
 
 @main.command()
-@click.option("--checker", "checkers", multiple=True, type=click.Choice(["z3", "graph", "hypothesis"]),
+@click.option("--checker", "checkers", multiple=True, type=CheckerChoice(),
               help="Run only this checker (repeatable). Default: all three.")
 @click.option("--mutant", "mutant_ids", multiple=True, metavar="ID", help="Only this mutant (repeatable).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the Hypothesis checker.")
@@ -468,7 +489,7 @@ def mutants(checkers: tuple[str, ...], mutant_ids: tuple[str, ...], seed: int, t
         if i not in MUT:
             raise UsageError(f"--mutant: no mutant {i!r}")
     chosen = [MUT[i] for i in mutant_ids] or list(MUTANTS)
-    cks = list(checkers) or ["z3", "graph", "hypothesis"]
+    cks = list(checkers) or list(registry.names())
     click.echo(f"mtgcheck mutants: {len(chosen)} mutants x {len(cks)} checkers (seed {seed})", err=True)
     kills = run_all(cks, chosen, seed=seed, timeout=timeout, jobs=jobs)
     cell = {(k.mutant, k.checker): k for k in kills}

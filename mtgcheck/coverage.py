@@ -27,7 +27,15 @@ from mtgcheck.errors import FormatError
 from mtgcheck.model.actions import catalogue
 from mtgcheck.model.config import Config
 
-COUNTING = ("graph", "hypothesis")  # the checkers that fire concrete transitions
+def counting() -> tuple[str, ...]:
+    """The checkers that fire concrete transitions (their ``counts_rules``: the graph search,
+    Hypothesis), as registered now."""
+    from mtgcheck.checkers.registry import names
+
+    return names(counts_rules=True)
+
+
+COUNTING = counting()  # the built-in ones
 EXEMPT_FILE = Path(__file__).parent / "data" / "coverage-exempt.json"
 EXEMPT_FORMAT = "mtgcheck.coverage-exempt/1"
 LEAST = 5  # how many least-fired rules the summary names
@@ -92,7 +100,7 @@ def collect(verdicts: Iterable[Any]) -> dict[tuple[str, str], Counts]:
 def merge(units: Mapping[tuple[str, str], Counts], checkers: Sequence[str]) -> Coverage:
     """Sum the units' counts per rule and per verb, per checker (every rule of every catalogue
     present, with 0 where it never fired)."""
-    ran = tuple(c for c in checkers if c in COUNTING)
+    ran = tuple(c for c in checkers if c in counting())
     cov = Coverage(ran, units=dict(units))
     for (checker, _config), counts in sorted(units.items()):
         for kind, into in (("rules", cov.rules), ("actions", cov.actions)):

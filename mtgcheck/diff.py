@@ -3,7 +3,8 @@
 Breadth-first search over the states both rule sets reach *together* (each step legal
 under both, with the same result); the first state where they part (an action legal under
 one only, or one action with two different results) is reached by a shortest common
-history.  Rule sets: ``reference``, a variant name (``116.2k``), or ``mutant-IDS``.
+history.  Rule sets (:mod:`mtgcheck.rulesets`): ``reference``, a variant (``116.2k``), a
+mutant (``mutant-ID``) or conditions switched off (``mutant-COND[+COND...]``).
 """
 
 from __future__ import annotations
@@ -16,20 +17,22 @@ from mtgcheck.checkers.symmetry import canonical
 from mtgcheck.configs import CheckConfig
 from mtgcheck.errors import UsageError
 from mtgcheck.model.actions import Action, Transition, catalogue, step, why_illegal
-from mtgcheck.model.config import VARIANTS
 from mtgcheck.model.setup import build
 from mtgcheck.model.state import State
+from mtgcheck.rulesets import RuleSet, RuleSetError, RuleSetLike
 from mtgcheck.scenario_write import action_doc, scenario_from_trace
 
 
-def parse_rule_set(name: str) -> tuple[str | None, frozenset[str]]:
-    if name in ("reference", "702.170a"):
-        return None, frozenset()
-    if name in VARIANTS:
-        return name, frozenset()
-    if name.startswith("mutant-"):
-        return None, frozenset(name[len("mutant-"):].split("+"))
-    raise UsageError(f"rule set: expected reference, one of {', '.join(VARIANTS)}, or mutant-IDS, got {name!r}")
+def parse_rule_set(name: RuleSetLike) -> RuleSet:
+    """The rule set a command line names (a one-line usage error otherwise)."""
+    try:
+        return RuleSet.of(name)
+    except RuleSetError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _built(conf: CheckConfig, rules: RuleSet) -> tuple[Any, State]:
+    return build(conf.position, variant=rules.variant, disabled=rules.disabled)
 
 
 @dataclass
@@ -50,11 +53,9 @@ def _enabled(cfg: Any, s: State) -> dict[Action, Transition]:
     return out
 
 
-def find(conf: CheckConfig, a: str, b: str, *, max_states: int = 200_000) -> Difference | None:
-    va, da = parse_rule_set(a)
-    vb, db = parse_rule_set(b)
-    cfg_a, s0 = build(conf.position, variant=va, disabled=da)
-    cfg_b, _ = build(conf.position, variant=vb, disabled=db)
+def find(conf: CheckConfig, a: RuleSetLike, b: RuleSetLike, *, max_states: int = 200_000) -> Difference | None:
+    cfg_a, s0 = _built(conf, parse_rule_set(a))
+    cfg_b, _ = _built(conf, parse_rule_set(b))
     seen = {canonical(cfg_a, s0)}
     queue: deque[tuple[State, list[Action]]] = deque([(s0, [])])
     while queue and len(seen) < max_states:
@@ -79,12 +80,15 @@ def find(conf: CheckConfig, a: str, b: str, *, max_states: int = 200_000) -> Dif
     return None
 
 
-def as_scenario(conf: CheckConfig, a: str, b: str, d: Difference) -> dict[str, Any]:
-    """The difference as a scenario that passes under rule set ``b`` (its variant)."""
-    vb, db = parse_rule_set(b)
-    cfg, _ = build(conf.position, variant=vb, disabled=db)
-    doc = scenario_from_trace(f"{a} and {b} disagree", ["702.170a", "116.2k"] if "116.2k" in (a, b) else ["117.1"],
-                              conf.position, cfg, d.trace, variant=vb,
+def as_scenario(conf: CheckConfig, a: str | RuleSet, b: str | RuleSet, d: Difference) -> dict[str, Any]:
+    """The difference as a scenario that passes under rule set ``b`` (its variant).
+
+    ``a`` and ``b`` are the rule sets as the user spelled them: the scenario names them so."""
+    ra, rb = parse_rule_set(a), parse_rule_set(b)
+    vb = rb.variant
+    cfg, _ = _built(conf, rb)
+    rules = ["702.170a", "116.2k"] if "116.2k" in (ra.variant, vb) else ["117.1"]
+    doc = scenario_from_trace(f"{a} and {b} disagree", rules, conf.position, cfg, d.trace, variant=vb,
                               description=f"Shortest common history after which the rule sets {a} and {b} part: "
                                           f"the last action is {'legal' if d.legal_a else 'illegal'} under {a} "
                                           f"and {'legal' if d.legal_b else 'illegal'} under {b}. {d.why}".strip())
@@ -94,7 +98,8 @@ def as_scenario(conf: CheckConfig, a: str, b: str, d: Difference) -> dict[str, A
     return doc
 
 
-def find_z3(conf: CheckConfig, a: str, b: str, *, max_depth: int = 6, timeout: float = 300.0) -> Difference | None:
+def find_z3(conf: CheckConfig, a: RuleSetLike, b: RuleSetLike, *, max_depth: int = 6,
+            timeout: float = 300.0) -> Difference | None:
     """The same search with Z3: BMC over histories legal under both rule sets with the same
     results, iterative deepening, until some transition is enabled under one rule set only
     or gives two different successors.  The trace is checked on the interpreter."""
@@ -106,10 +111,8 @@ def find_z3(conf: CheckConfig, a: str, b: str, *, max_depth: int = 6, timeout: f
     from mtgcheck.model.logic import symbolic
     from mtgcheck.model.state import equal_states, symbolic_state
 
-    va, da = parse_rule_set(a)
-    vb, db = parse_rule_set(b)
-    cfg_a, s0 = build(conf.position, variant=va, disabled=da)
-    cfg_b, _ = build(conf.position, variant=vb, disabled=db)
+    cfg_a, s0 = _built(conf, parse_rule_set(a))
+    cfg_b, _ = _built(conf, parse_rule_set(b))
     enc_a, enc_b = Encoding.build(cfg_a, s0), Encoding.build(cfg_b, s0)
     if enc_a.actions != enc_b.actions:  # pragma: no cover - rule sets share the action catalogue
         raise UsageError("the two rule sets have different action catalogues")

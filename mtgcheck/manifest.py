@@ -26,14 +26,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
+from mtgcheck.checkers import registry
 from mtgcheck.checkers.result import HOLDS, PROVED, UNKNOWN
 from mtgcheck.errors import FormatError
 
 FORMAT = "mtgcheck.manifest/1"
 SCHEMA_FILE = "manifest-1.schema.json"
-# The options each checker's figures depend on: figures recorded under others are not compared.
-DEPENDS = {"graph": ("variant",), "hypothesis": ("variant", "seed", "examples", "hypothesis"),
-           "z3": ("variant", "depth", "strengthen", "z3")}
+
+
+def depends(checker: str) -> tuple[str, ...]:
+    """The options a checker's figures depend on (its ``depends``): figures recorded under
+    others are not compared.  A checker no longer registered: nothing to compare against."""
+    c = registry.REGISTRY.get(checker)
+    return c.depends if c is not None else ()
 
 
 # --- building ---------------------------------------------------------------------------------
@@ -47,12 +52,8 @@ def build(opts: Any, prop_ids: Sequence[str], verdicts: Iterable[Any], units_fir
             u["holds"].append(v.property)
         if v.status == UNKNOWN:
             u["unknown"].append(v.property)
-        if v.checker == "graph":
-            u["states"] = v.stats.get("states", 0)
-        if v.checker == "z3":
-            proved = u.setdefault("proved", {})
-            if v.status == PROVED:
-                proved[v.property] = v.k or 0
+        if (own := registry.REGISTRY.get(v.checker)) is not None:
+            own.figures(u, v)  # its own figures: the graph search's states, Z3's proofs
     for (checker, config), counts in units_fired.items():
         if config in units.get(checker, {}):
             units[checker][config]["rules"] = sorted(r for r, n in counts["rules"].items() if n > 0)
@@ -63,19 +64,21 @@ def build(opts: Any, prop_ids: Sequence[str], verdicts: Iterable[Any], units_fir
             if "proved" in u:
                 u["proved"] = dict(sorted(u["proved"].items()))
     return {"format": FORMAT,
-            "options": {"variant": opts.variant, "seed": opts.seed, "examples": opts.examples, "depth": opts.depth,
+            "options": {"variant": opts.rules.variant, "seed": opts.seed, "examples": opts.examples, "depth": opts.depth,
                         "strengthen": opts.strengthen, **_versions()},
             "properties": sorted(prop_ids),
             "units": {c: dict(sorted(units[c].items())) for c in sorted(units)}}
 
 
 def _versions() -> dict[str, str]:
-    """The versions of Hypothesis and Z3: the same seed draws other examples under another
-    Hypothesis, and another solver may prove more or less in the same time."""
-    import hypothesis
-    import z3
-
-    return {"hypothesis": hypothesis.__version__, "z3": z3.get_version_string()}
+    """The versions of the checkers' solvers, by checker name (Hypothesis, Z3): the same seed
+    draws other examples under another Hypothesis, and another solver may prove more or less
+    in the same time."""
+    out = {}
+    for name in sorted(registry.names()):
+        if (version := registry.get(name).version()) is not None:
+            out[name] = version
+    return out
 
 
 # --- loading ----------------------------------------------------------------------------------
@@ -143,7 +146,7 @@ def compare(expected: dict, actual: dict) -> Comparison:
         if recorded is None:
             out.notes.append(f"the manifest has no {checker} figures")
             continue
-        if differ := [k for k in DEPENDS.get(checker, ()) if opts_was.get(k) != opts_now.get(k)]:
+        if differ := [k for k in depends(checker) if opts_was.get(k) != opts_now.get(k)]:
             out.notes.append(f"{checker} figures not compared: " + ", ".join(
                 f"{k} {opts_now.get(k)!r} here, {opts_was.get(k)!r} in the manifest" for k in differ))
             continue

@@ -12,6 +12,7 @@ from mtgcheck.check_run import Options, run_unit
 from mtgcheck.configs import SMALL
 from mtgcheck.model.mutants import MUTANTS, Mutant
 from mtgcheck.properties.catalogue import PROPERTIES
+from mtgcheck.rulesets import RuleSet
 
 
 @dataclass
@@ -26,7 +27,7 @@ class Kill:
 
 def run_one(m: Mutant, checker: str, seed: int, timeout: float) -> Kill:
     conf = SMALL[m.position]
-    opts = Options(depth=6, timeout=timeout, seed=seed, variant=m.variant, disabled=m.disabled, induction=False)
+    opts = Options(depth=6, timeout=timeout, seed=seed, rules=RuleSet("mutant", m.id), induction=False)
     t0 = time.monotonic()
     vs = run_unit(checker, conf, [p.id for p in PROPERTIES], opts)
     secs = time.monotonic() - t0
@@ -37,6 +38,7 @@ def run_one(m: Mutant, checker: str, seed: int, timeout: float) -> Kill:
 
 
 def run_all(checkers: Sequence[str], mutants: Sequence[Mutant], *, seed: int, timeout: float, jobs: int) -> list[Kill]:
+    """Every checker named (registered: :mod:`mtgcheck.checkers.registry`) on every mutant."""
     units = [(m, c) for m in mutants for c in checkers]
     if jobs <= 1:
         return [run_one(m, c, seed, timeout) for m, c in units]

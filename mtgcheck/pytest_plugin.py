@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from mtgcheck.checkers import registry
+
 if TYPE_CHECKING:  # the model is imported only when --mtgcheck is given
     from mtgcheck.check_run import Options
     from mtgcheck.checkers.result import Verdict
@@ -51,7 +53,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="Collect only the mtgcheck items (property x checker x configuration, and "
                          "stored counterexamples); the test files are not collected.")
     group.addoption("--mtgcheck-checker", action="append", default=[], metavar="NAME",
-                    help="Only this checker: z3, graph or hypothesis (repeatable). Default: all three.")
+                    help=f"Only this checker: {registry.spelled(registry.names())} (repeatable). Default: all of them.")
     group.addoption("--mtgcheck-property", action="append", default=[], metavar="ID",
                     help="Only this property (repeatable). Default: every property.")
     group.addoption("--mtgcheck-config", action="append", default=[], metavar="NAME",
@@ -98,11 +100,14 @@ def selection(config: pytest.Config) -> Selection:
     from mtgcheck.errors import UsageError
     from mtgcheck.model.config import VARIANTS
 
+    from mtgcheck.rulesets import RuleSet
+
     get = config.getoption
-    checkers = tuple(get("mtgcheck_checker")) or cr.CHECKERS
+    known = registry.names()
+    checkers = tuple(get("mtgcheck_checker")) or known
     for c in checkers:
-        if c not in cr.CHECKERS:
-            raise pytest.UsageError(f"--mtgcheck-checker: expected one of {', '.join(cr.CHECKERS)}, got {c!r}")
+        if c not in known:
+            raise pytest.UsageError(f"--mtgcheck-checker: expected one of {', '.join(known)}, got {c!r}")
     try:
         props = tuple(cr.properties_named(get("mtgcheck_property")))
     except UsageError as exc:
@@ -121,7 +126,7 @@ def selection(config: pytest.Config) -> Selection:
     store = get("mtgcheck_store")
     if store is not None and not (config.invocation_params.dir / store).is_dir():
         raise pytest.UsageError(f"--mtgcheck-store: no folder {store!r}")
-    opts = cr.Options(depth=depth, timeout=timeout, seed=get("mtgcheck_seed"), variant=variant)
+    opts = cr.Options(depth=depth, timeout=timeout, seed=get("mtgcheck_seed"), rules=RuleSet.from_build(variant))
     here = config.invocation_params.dir  # as `mtgcheck replay`: relative to the current folder
     return Selection(checkers, props, confs, opts, here / (store or "counterexamples"))
 
@@ -315,7 +320,8 @@ def _session(config: pytest.Config) -> MtgcheckSession:
 
 
 class Matrix(pytest.Collector):
-    """The items: z3, graph, hypothesis (longest first, a unit's items together), then replays."""
+    """The items: the registered checkers in order (z3, graph, hypothesis: longest first, a unit's
+    items together), then replays."""
 
     def collect(self) -> Iterator[pytest.Item]:
         sel = _session(self.config).sel
@@ -404,7 +410,8 @@ def violation_report(v: Verdict, sel: Selection) -> str:
 
     conf = next(c for c in sel.configs if c.name == v.config)
     prop = BY_ID[v.property]
-    doc = minimize(from_verdict(v, conf.position, seed=sel.opts.seed, variant=sel.opts.variant))
+    rules = sel.opts.rules
+    doc = minimize(from_verdict(v, conf.position, seed=sel.opts.seed, variant=rules.variant, disabled=rules.disabled))
     sc = parse_scenario(doc["scenario"], source="(minimized)", known_cards=pool.card_names(),
                         known_planes=pool.plane_names(), known_variants=tuple(VARIANTS))
     cx = Counterexample("minimized counterexample", doc["violates"], doc["found_by"], doc["target"], doc["seed"], sc, doc)

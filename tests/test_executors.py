@@ -26,6 +26,7 @@ from mtgcheck.configs import BUILTIN, SMALL
 from mtgcheck.errors import UsageError
 from mtgcheck.executors import DaskExecutor, make_executor
 from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
+from mtgcheck.rulesets import RuleSet
 
 from .conftest import ROOT
 
@@ -96,7 +97,7 @@ def _outcome(v: Verdict) -> tuple[Any, ...]:
 
 
 def test_a_shard_failure_replays_locally_from_its_seed(cluster: Any) -> None:
-    conf, opts = SMALL["break-plot"], cr.Options(variant="116.2k", examples=16, seed=7, hypothesis_slots=4)
+    conf, opts = SMALL["break-plot"], cr.Options(rules=RuleSet.parse("116.2k"), examples=16, seed=7, hypothesis_slots=4)
     ex = DaskExecutor(distributed.Client(cluster.scheduler_address, set_as_default=False))
     try:
         remote = cr.run_check(["hypothesis"], [PLOT_PROP], [conf], opts, executor=ex)

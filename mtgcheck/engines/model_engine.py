@@ -17,25 +17,26 @@ from mtgcheck.errors import FormatError
 from mtgcheck.model import cards as pool
 from mtgcheck.model.actions import enabled_transition, legal_actions, why_illegal
 from mtgcheck.model.config import VARIANTS
-from mtgcheck.model.mutants import MUTANTS
 from mtgcheck.model.observe import observe
 from mtgcheck.model.state import HOWS
 
 
 def rules_of_spec(spec: str) -> tuple[str | None, frozenset[str], str]:
-    """``model``, ``model:VARIANT`` or ``model:mutant-ID`` -> (variant, disabled, name)."""
+    """``model`` or ``model:RULES`` (a rule set of :mod:`mtgcheck.rulesets`: ``model:116.2k``,
+    ``model:mutant-ID``, ...) -> (variant, disabled, name)."""
+    from mtgcheck.rulesets import RuleSet, RuleSetError
+
     rest = spec.partition(":")[2]
     if not rest:
         return None, frozenset(), "model"
-    if rest in VARIANTS:
-        return rest, frozenset(), f"model-{rest}"
-    if rest.startswith("mutant-"):
-        by_id = {m.id: m for m in MUTANTS}
-        m = by_id.get(rest[len("mutant-"):])
-        if m is None:
-            raise EngineSpecError(f"--engine {spec}: no mutant {rest[7:]!r} (see `mtgcheck mutants`)")
-        return m.variant, frozenset(m.disabled), f"model-{rest}"
-    raise EngineSpecError(f"--engine {spec}: expected model, model:VARIANT ({', '.join(VARIANTS)}) or model:mutant-ID")
+    try:
+        rules = RuleSet.parse(rest)
+    except RuleSetError:
+        if rest.startswith("mutant-"):
+            raise EngineSpecError(f"--engine {spec}: no mutant {rest[7:]!r} (see `mtgcheck mutants`)") from None
+        raise EngineSpecError(f"--engine {spec}: expected model, model:VARIANT ({', '.join(VARIANTS)}) "
+                              "or model:mutant-ID") from None
+    return rules.variant, rules.disabled, "model" if rules.kind == "reference" else f"model-{rest}"
 
 
 class ModelEngine:
