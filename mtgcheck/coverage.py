@@ -173,7 +173,11 @@ def summary(cov: Coverage, exempt: Mapping[str, str]) -> list[str]:
     """A few lines: rules fired over rules in the catalogue (in all and per checker), actions,
     the least-fired rules, the exempt rules that did not fire."""
     if not cov.checkers:
-        return ["coverage: not measured (only z3 ran; graph and hypothesis count the rules they fire)"]
+        from mtgcheck.checkers.registry import names, spelled
+
+        others, counted = [n for n in names() if n not in counting()], counting()
+        return [f"coverage: not measured (only {spelled(others) if others else 'no checker'} ran; "
+                f"{' and '.join(counted)} count the rules they fire)"]
     n = len(cov.rules)
     per = ", ".join(f"{c} {len(cov.rules_fired(c))}" for c in cov.checkers)
     verbs = [v for v in cov.actions if sum(cov.actions[v].values()) > 0]
