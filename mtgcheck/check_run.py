@@ -2,6 +2,8 @@
 
 Work is split into units and run behind a ``concurrent.futures`` executor: a local process
 pool by default (one Z3 context per process), or a Dask cluster (``mtgcheck.executors``).
+The checkers are those of :mod:`mtgcheck.checkers.registry`, in its order; each says how a
+configuration's work splits (``Checker.units``):
 
 * Z3 and the graph search: one unit per configuration, since their cost is the
   per-configuration build (the transition relation, the state space), which every

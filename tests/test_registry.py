@@ -197,3 +197,20 @@ def test_options_carry_one_rule_set() -> None:
     opts = cr.Options(rules=RuleSet.parse("116.2k"))
     assert opts.rules.variant == "116.2k" and not hasattr(opts, "disabled")
     assert cr.Options().rules == REFERENCE
+
+
+def test_the_harness_names_no_checker_but_through_the_registry() -> None:
+    """Checker names are string literals only where the checkers are defined (and ``diff``'s
+    default), never in an if/elif dispatch of the harness."""
+    import ast
+
+    from .conftest import ROOT
+
+    allowed = {("cli.py", "graph")}  # mtgcheck diff --checker's default
+    found = []
+    for name in ("check_run.py", "cli.py", "manifest.py", "coverage.py", "junit.py", "mutants_run.py",
+                 "pytest_plugin.py", "diff.py", "executors.py", "configs.py", "rulesets.py"):
+        for node in ast.walk(ast.parse((ROOT / "mtgcheck" / name).read_text())):
+            if isinstance(node, ast.Constant) and node.value in registry.names() and (name, node.value) not in allowed:
+                found.append(f"{name}:{node.lineno}: {node.value!r}")
+    assert found == []

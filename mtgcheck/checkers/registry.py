@@ -16,7 +16,9 @@ defaults) registered with :func:`register`::
 ...).  The order of registration is the order of the work (longest first) and of the report's
 columns.  This module imports no checker: each adapter imports its checker when it runs, so
 the command line and the pytest plugin stay quick to load.  A test registers a throwaway
-checker inside :func:`scratch`, which restores the registry afterwards.
+checker inside :func:`scratch`, which restores the registry afterwards.  The local process pool
+forks, so its workers see what was registered; a Dask worker imports mtgcheck afresh and knows
+the checkers registered on import (the built-in ones, and any a module registers when imported).
 """
 
 from __future__ import annotations
