@@ -35,47 +35,20 @@ from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
+from mtgcheck.budget import SEED_STRIDE, Options, slot_examples, slot_seed
 from mtgcheck.checkers import registry
 from mtgcheck.checkers.result import HOLDS, PROVED, UNKNOWN, VACUOUS, VIOLATED, Verdict
 from mtgcheck.configs import BUILTIN, CheckConfig
 from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
-from mtgcheck.rulesets import REFERENCE, RuleSet
+
+__all__ = ["SEED_STRIDE", "Options", "slot_examples", "slot_seed", "Unit", "plan", "run_unit", "run_check",
+           "Combined", "combine", "merge_shards", "exit_code", "verdict_json", "configs_named", "properties_named"]
 
 
 def __getattr__(name: str) -> Any:
     if name == "CHECKERS":  # the registered checkers' names, in order (read live: tests register more)
         return registry.names()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-@dataclass(frozen=True)
-class Options:
-    depth: int | None = None
-    timeout: float = 300.0  # a safety net: proofs are bounded by Z3's rlimit, not by time
-    seed: int = 0
-    examples: int | None = None
-    rules: RuleSet = REFERENCE  # the rule set checked: the reference, a variant or a mutant
-    strengthen: bool = False
-    export_dir: str | None = None  # graph checker: write each explored graph here (GraphML)
-    induction: bool = True
-    rlimit: int | None = None  # Z3: resource limit of one induction query (None: the checker's default)
-    hypothesis_slots: int = 1  # seed slots per configuration (--shards; module docstring)
-    hypothesis_groups: int = 1  # property subsets per configuration
-
-
-#: Seed slot i of a run seeded S uses the Hypothesis seed S + i * SEED_STRIDE: slot 0 is the
-#: run seed, and runs whose seeds differ by less than the stride share no slot.
-SEED_STRIDE = 1_000_000
-
-
-def slot_seed(run_seed: int, slot: int) -> int:
-    """The Hypothesis seed of one seed slot (deterministic: a failure replays anywhere)."""
-    return run_seed + slot * SEED_STRIDE
-
-
-def slot_examples(total: int, slots: int, slot: int) -> int:
-    """Slot ``slot``'s share of ``total`` examples over ``slots`` slots (they sum to total)."""
-    return total // slots + (1 if slot < total % slots else 0)
 
 
 @dataclass(frozen=True)

@@ -241,7 +241,7 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
                     break
                 click.echo(f"    {'stored' if new else 'already stored'}: {path}")
     code = cr.exit_code(combined)
-    cov = coverage.merge(coverage.collect(verdicts), chosen)
+    cov = coverage.merge(coverage.collect(verdicts), chosen, registry.names(counts_rules=True))
     gate = coverage.gate(cov, exempt, full={c.name for c in confs} >= {c.name for c in cr.BUILTIN})
     figures = mf.build(opts, prop_ids, verdicts, cov.units)
     compared = mf.compare(expected, figures) if expected else None

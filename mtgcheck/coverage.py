@@ -27,15 +27,6 @@ from mtgcheck.errors import FormatError
 from mtgcheck.model.actions import catalogue
 from mtgcheck.model.config import Config
 
-def counting() -> tuple[str, ...]:
-    """The checkers that fire concrete transitions (their ``counts_rules``: the graph search,
-    Hypothesis), as registered now."""
-    from mtgcheck.checkers.registry import names
-
-    return names(counts_rules=True)
-
-
-COUNTING = counting()  # the built-in ones
 EXEMPT_FILE = Path(__file__).parent / "data" / "coverage-exempt.json"
 EXEMPT_FORMAT = "mtgcheck.coverage-exempt/1"
 LEAST = 5  # how many least-fired rules the summary names
@@ -64,10 +55,12 @@ class Coverage:
     """Counts merged across configurations: ``rules[rule][checker]`` and ``actions[verb][checker]``;
     ``units[(checker, config)]`` keeps each unit's own counts (the manifest records them)."""
 
-    checkers: tuple[str, ...]
+    checkers: tuple[str, ...]  # the counting checkers that ran
     rules: dict[str, dict[str, int]] = field(default_factory=dict)
     actions: dict[str, dict[str, int]] = field(default_factory=dict)
     units: dict[tuple[str, str], Counts] = field(default_factory=dict)
+    ran: tuple[str, ...] = ()  # every checker that ran
+    counting: tuple[str, ...] = ()  # the checkers that count (whether they ran or not)
 
     def fired(self, rule: str, checker: str | None = None) -> int:
         per = self.rules.get(rule, {})
@@ -97,11 +90,17 @@ def collect(verdicts: Iterable[Any]) -> dict[tuple[str, str], Counts]:
     return out
 
 
-def merge(units: Mapping[tuple[str, str], Counts], checkers: Sequence[str]) -> Coverage:
+def merge(units: Mapping[tuple[str, str], Counts], checkers: Sequence[str],
+          counting: Sequence[str] | None = None) -> Coverage:
     """Sum the units' counts per rule and per verb, per checker (every rule of every catalogue
-    present, with 0 where it never fired)."""
-    ran = tuple(c for c in checkers if c in counting())
-    cov = Coverage(ran, units=dict(units))
+    present, with 0 where it never fired).
+
+    ``checkers``: those that ran; ``counting``: those that fire concrete transitions (the
+    registry's ``counts_rules``, which ``mtgcheck check`` passes; by default the checkers that
+    reported counts)."""
+    counts_rules = tuple(counting) if counting is not None else tuple(dict.fromkeys(c for c, _ in units))
+    ran = tuple(c for c in checkers if c in counts_rules)
+    cov = Coverage(ran, units=dict(units), ran=tuple(checkers), counting=counts_rules)
     for (checker, _config), counts in sorted(units.items()):
         for kind, into in (("rules", cov.rules), ("actions", cov.actions)):
             for name, n in counts[kind].items():
@@ -173,11 +172,9 @@ def summary(cov: Coverage, exempt: Mapping[str, str]) -> list[str]:
     """A few lines: rules fired over rules in the catalogue (in all and per checker), actions,
     the least-fired rules, the exempt rules that did not fire."""
     if not cov.checkers:
-        from mtgcheck.checkers.registry import names, spelled
-
-        others, counted = [n for n in names() if n not in counting()], counting()
-        return [f"coverage: not measured (only {spelled(others) if others else 'no checker'} ran; "
-                f"{' and '.join(counted)} count the rules they fire)"]
+        ran = ", ".join(cov.ran) or "no checker"
+        return [f"coverage: not measured (only {ran} ran; {' and '.join(cov.counting) or 'no checker'}"
+                " count the rules they fire)"]
     n = len(cov.rules)
     per = ", ".join(f"{c} {len(cov.rules_fired(c))}" for c in cov.checkers)
     verbs = [v for v in cov.actions if sum(cov.actions[v].values()) > 0]

@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from mtgcheck import check_run, coverage, manifest as mf
+from mtgcheck.checkers import registry
 from mtgcheck.cli import main
 from mtgcheck.configs import BUILTIN
 from mtgcheck.model import actions
@@ -73,7 +74,7 @@ def test_units_count_every_rule_of_the_catalogue_and_cross_processes() -> None:
     cfg = build(COSTS.position)[0]
     rules = {t.rule for t in actions.catalogue(cfg).transitions}
     opts = check_run.Options(examples=20)
-    for checker in coverage.COUNTING:
+    for checker in registry.names(counts_rules=True):
         vs = check_run.run_unit(checker, COSTS, [HOLDING], opts)
         counts = pickle.loads(pickle.dumps(vs))[0].stats["coverage"]
         assert set(counts["rules"]) == rules  # zeros included: a rule that never fired is visible

@@ -12,7 +12,7 @@ defaults) registered with :func:`register`::
             return [Verdict(self.name, p.id, conf.name, HOLDS, depth=0) for p in props]
 
 ``check(configuration, properties, rule set, budget)`` returns one verdict per property;
-``budget`` is the run's :class:`mtgcheck.check_run.Options` (depth, timeout, seed, examples,
+``budget`` is the run's :class:`mtgcheck.budget.Options` (depth, timeout, seed, examples,
 ...).  The order of registration is the order of the work (longest first) and of the report's
 columns.  This module imports no checker: each adapter imports its checker when it runs, so
 the command line and the pytest plugin stay quick to load.  A test registers a throwaway
@@ -28,7 +28,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from mtgcheck.check_run import Options
+    from mtgcheck.budget import Options
     from mtgcheck.checkers.result import Verdict
     from mtgcheck.configs import CheckConfig
     from mtgcheck.diff import Difference
@@ -236,7 +236,7 @@ class HypothesisChecker(BaseChecker):
         """
         import warnings
 
-        from mtgcheck.check_run import slot_examples, slot_seed
+        from mtgcheck.budget import slot_examples, slot_seed
         from mtgcheck.checkers import hypo
 
         if not slots:

@@ -1,0 +1,43 @@
+"""The options of a check run: the budget every checker's ``check`` is given, and the rule set.
+
+(:mod:`mtgcheck.check_run` re-exports all of it; it lives here so that the checker registry,
+which the check run imports, can name it without an import cycle.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mtgcheck.rulesets import REFERENCE, RuleSet
+
+
+@dataclass(frozen=True)
+class Options:
+    """The budget of a run (what bounds each checker) and the rule set it checks."""
+
+    depth: int | None = None
+    timeout: float = 300.0  # a safety net: proofs are bounded by Z3's rlimit, not by time
+    seed: int = 0
+    examples: int | None = None
+    rules: RuleSet = REFERENCE  # the rule set checked: the reference, a variant or a mutant
+    strengthen: bool = False
+    export_dir: str | None = None  # graph checker: write each explored graph here (GraphML)
+    induction: bool = True
+    rlimit: int | None = None  # Z3: resource limit of one induction query (None: the checker's default)
+    hypothesis_slots: int = 1  # seed slots per configuration (--shards; mtgcheck.check_run's docstring)
+    hypothesis_groups: int = 1  # property subsets per configuration
+
+
+#: Seed slot i of a run seeded S uses the Hypothesis seed S + i * SEED_STRIDE: slot 0 is the
+#: run seed, and runs whose seeds differ by less than the stride share no slot.
+SEED_STRIDE = 1_000_000
+
+
+def slot_seed(run_seed: int, slot: int) -> int:
+    """The Hypothesis seed of one seed slot (deterministic: a failure replays anywhere)."""
+    return run_seed + slot * SEED_STRIDE
+
+
+def slot_examples(total: int, slots: int, slot: int) -> int:
+    """Slot ``slot``'s share of ``total`` examples over ``slots`` slots (they sum to total)."""
+    return total // slots + (1 if slot < total % slots else 0)
