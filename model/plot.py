@@ -12,7 +12,7 @@ from typing import Any, Iterable
 from .vocabulary import Action, Cond, Transition
 from .common import acting, is_main_phase
 from .config import Config
-from .logic import And, put
+from .logic import And, If, put
 from .state import BATTLEFIELD, EXILE, HAND, LIBRARY, State
 from .turns import after_action
 from .zones import move_one
@@ -31,9 +31,12 @@ def plot_timing(cfg: Config, p: int) -> list[Cond]:
     return conds
 
 
-def make_plotted(s: State, j: Any) -> State:
-    """The card in slot ``j`` (now in exile) becomes plotted this turn (CR 702.170a, c)."""
-    return s.replace(plotted=put(s.plotted, j, s.turn))
+def make_plotted(s: State, j: int, when: Any = True) -> State:
+    """The card in slot ``j`` (now in exile) becomes plotted this turn (CR 702.170a, c), if
+    ``when``: written once for the special action and every effect that plots a card."""
+    if when is False:
+        return s
+    return s.replace(plotted=put(s.plotted, j, If(when, s.turn, s.plotted[j])))
 
 
 def fblthp_plot_cost(cfg: Config, j: int) -> int:

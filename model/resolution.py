@@ -15,7 +15,7 @@ from typing import Any, Iterable
 from .vocabulary import Action, Cond, Transition
 from .common import acting, game_on
 from .config import Config
-from .logic import And, Count, If, Not, Or, lazy_if, put
+from .logic import And, Count, If, Not, Or, lazy_if
 from .planechase import resolve_chaos, resolve_planeswalk
 from .plot import make_plotted
 from .state import (AB_AVEN, AB_CHAOS, AB_LILAH_PLOT, AB_PLANESWALK, AB_PROWESS, AB_SHOWOFF, AB_SNAP,
@@ -32,36 +32,28 @@ def _branch(c: Any, then, other) -> State:  # type: ignore[no-untyped-def]
 
 # --- leaving the stack -------------------------------------------------------------------
 
-def leave_stack_dest(cfg: Config, s: State, k: int) -> Any:
-    """Where card slot ``k`` goes when it leaves the stack without resolving into play:
-    CR 702.34a: exile if it was cast with flashback (mutant clauses may break this)."""
-    if not cfg.on("flashback.exile-on-leave"):
-        return GRAVEYARD
-    return If(s.fb_exile[k] == 1, EXILE, GRAVEYARD)
-
-
 def finish_spell(cfg: Config, s: State, j: int) -> State:
     """The spell in slot ``j`` has resolved: CR 608.2n puts an instant or sorcery into its
-    owner's graveyard (or exile: CR 702.34a flashback; Lilah's replacement, then plotted);
-    CR 608.3 puts a permanent spell onto the battlefield."""
+    owner's graveyard (or exile: CR 702.34a flashback, in :func:`zones.move`; Lilah's
+    replacement, then plotted); CR 608.3 puts a permanent spell onto the battlefield."""
     card = cfg.slots[j].card
     s = s.replace(pending=P_NONE, pending_player=-1, pending_src=-1)
     if card.permanent:
-        s = move(cfg, s, [k == j for k in range(cfg.n)], BATTLEFIELD)
+        s = move(cfg, s, [k == j for k in range(cfg.n)], BATTLEFIELD, resolving=True)
         s = enters(cfg, s, j)
     else:
-        fb = s.fb_exile[j] == 1
-        if not cfg.on("flashback.exile-on-resolve"):
-            fb = False
+        # Lilah's replacement applies to a spell the flashback replacement doesn't exile.
+        fb = And(s.fb_exile[j] == 1, cfg.on("flashback.exile-on-resolve"))
         lilah = And(Not(fb), s.plot_on_resolve[j] == 1)
-        s2 = move(cfg, s, [k == j for k in range(cfg.n)], If(Or(fb, lilah), EXILE, GRAVEYARD))
-        s = s2.replace(plotted=put(s2.plotted, j, If(lilah, s2.turn, 0)))
+        s = move(cfg, s, [k == j for k in range(cfg.n)], If(lilah, EXILE, GRAVEYARD), resolving=True)
+        s = make_plotted(s, j, when=lilah)
     return give_priority_to_active(cfg, s)
 
 
 def fizzle(cfg: Config, s: State, j: int) -> State:
-    """CR 608.2b: every target is illegal; the spell doesn't resolve and leaves the stack."""
-    s = move(cfg, s, [k == j for k in range(cfg.n)], leave_stack_dest(cfg, s, j))
+    """CR 608.2b: every target is illegal; the spell doesn't resolve and leaves the stack
+    (to its owner's graveyard, or exile by CR 702.34a in :func:`zones.move`)."""
+    s = move(cfg, s, [k == j for k in range(cfg.n)], GRAVEYARD)
     return give_priority_to_active(cfg, s)
 
 
@@ -114,10 +106,7 @@ def effect(cfg: Config, s: State, j: int, face: str) -> State:
     elif face in ("Counterspell", "Remand"):
         # CR 701.6a: counter = put into its owner's graveyard; Remand: into its owner's hand.
         # Either way a flashback spell is exiled instead (CR 702.34a).
-        base = GRAVEYARD if face == "Counterspell" else HAND
-        dests = [If(s.fb_exile[k] == 1, EXILE, base) if cfg.on("flashback.exile-on-leave") else base
-                 for k in range(cfg.n)]
-        s = move(cfg, s, [t == P + k for k in range(cfg.n)], dests)
+        s = move(cfg, s, [t == P + k for k in range(cfg.n)], GRAVEYARD if face == "Counterspell" else HAND)
         if face == "Remand":
             s = draw(cfg, s, p)
     elif face in ("Bone Splinters", "Ancient Grudge"):
@@ -186,7 +175,9 @@ def resolve_ability(cfg: Config, s: State, a: int) -> State:
         ok = still_legal(cfg, s, "spell", s.ab_target[a], s.ab_target_oid[a])
         hit = [And(ok, s.ab_target[a] == P + k) for k in range(n)]
         s2 = move(cfg, s, hit, EXILE)
-        return s2.replace(plotted=tuple(If(hit[k], s2.turn, s2.plotted[k]) for k in range(n)))
+        for k in range(n):
+            s2 = make_plotted(s2, k, when=hit[k])
+        return s2
 
     def snap() -> State:
         t, toid = s.ab_target[a], s.ab_target_oid[a]

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 from .config import Config
 from .logic import And, Count, If, Not, Or, Sum, at, put, symbolic_mode
-from .state import (ABILITY_RESET, AB_NONE, BATTLEFIELD, CARD_RESET, EXILE, GRAVEYARD, HAND, LIBRARY, STACK,
+from .state import (ABILITY_RESET, AB_NONE, BATTLEFIELD, CARD_RESET, EXILE, HAND, LIBRARY, OUTSIDE, STACK,
                     State)
 
 TOP, BOTTOM = "top", "bottom"
@@ -20,16 +20,20 @@ _FAR = 10_000  # a position beyond any real one, used before compaction
 
 
 def move(cfg: Config, s: State, moving: Sequence[Any], dest: Sequence[Any] | Any,
-         library_end: str = BOTTOM) -> State:
+         library_end: str = BOTTOM, resolving: bool = False) -> State:
     """Move every card slot ``j`` with ``moving[j]`` true to zone ``dest[j]``.
 
     CR 400.7: each moved card is a new object with no memory of its previous existence.
     ``library_end`` says where cards that go to a library are put (top or bottom).
+    CR 702.34a, written once, here: a spell cast with flashback that would leave the stack
+    is exiled instead, wherever it was going (``resolving`` says the move is the spell's own
+    resolution, so that each of the two mutant clauses breaks one case only).
     """
     n = cfg.n
-    # One destination for all (an int, or a Z3 term such as If(flashback, EXILE, GRAVEYARD)),
+    # One destination for all (an int, or a Z3 term such as If(lilah, EXILE, GRAVEYARD)),
     # or one per card slot.
-    dests = list(dest) if isinstance(dest, (list, tuple)) else [dest] * n
+    dests = [flashback_exile(cfg, s, j, d, resolving) for j, d in
+             enumerate(list(dest) if isinstance(dest, (list, tuple)) else [dest] * n)]
     zone, pos, oid = list(s.zone), list(s.pos), list(s.oid)
     # CR 400.7: everything the layout says a zone change resets (model/state.py, LAYOUT).
     cleared: dict[str, list[Any]] = {f: list(getattr(s, f)) for f in CARD_RESET}
@@ -186,9 +190,23 @@ def battlefield_controlled(cfg: Config, s: State, name: str, player: Any) -> Any
     return Count(And(s.zone[j] == BATTLEFIELD, cfg.slots[j].owner == player) for j in cfg.named(name))
 
 
-def to_graveyard_or_exile(s: State, j: int) -> Any:
-    """Where a card slot goes when it leaves the stack other than by resolving into play."""
-    return If(s.fb_exile[j] == 1, EXILE, GRAVEYARD)  # CR 702.34a: a flashback spell is exiled
+def flashback_exile(cfg: Config, s: State, j: int, dest: Any, resolving: bool) -> Any:
+    """Where card slot ``j`` really goes when a move sends it to ``dest``.
+
+    CR 702.34a: if the flashback cost was paid (``fb_exile``), the card is exiled instead of
+    going anywhere else whenever it would leave the stack: on resolving, being countered,
+    fizzling or being returned.  Leaving the game with its owner is not "going anywhere"
+    (CR 800.4a: the object ceases to exist), so ``OUTSIDE`` stands.  Mutant clauses:
+    "flashback.exile-on-resolve" drops the replacement on resolution,
+    "flashback.exile-on-leave" on every other way off the stack.
+    """
+    applies = cfg.on("flashback.exile-on-resolve") if resolving else cfg.on("flashback.exile-on-leave")
+    if not applies:
+        return dest
+    if isinstance(dest, int) and dest in (OUTSIDE, -1, STACK, EXILE):
+        return dest
+    leaves = And(s.zone[j] == STACK, s.fb_exile[j] == 1, dest != OUTSIDE, dest != -1, dest != STACK)
+    return If(leaves, EXILE, dest)
 
 
 __all__ = ["move", "move_one", "compact", "draw", "push_ability", "remove_ability", "library_count",
