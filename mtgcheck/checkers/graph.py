@@ -1,10 +1,12 @@
 """Explicit-state breadth-first search over a concrete configuration.
 
-Every state reachable within the configuration's turn bound is visited once (states are
-hashable values); the first violation of each property is found on a shortest path, since
-BFS visits states in order of depth.  The reachable graph is kept as a networkx DiGraph for
-analysis and export (GraphML or DOT).  A search cut short by its state budget or time limit
-reports ``unknown`` for every property it did not see violated.
+Every state reachable within the configuration's turn bound (or, with ``unbounded``, every
+reachable state: the search runs to its fixpoint) is visited once (states are hashable
+values); the first violation of each property is found on a shortest path, since BFS visits
+states in order of depth.  The hot loop keeps the explored edges in plain lists; a networkx
+DiGraph is built from them only for analysis and export (GraphML or DOT).  A search cut
+short by its state budget or time limit reports ``unknown`` for every property it did not
+see violated.
 """
 
 from __future__ import annotations
@@ -24,19 +26,42 @@ from mtgcheck.model.setup import build
 from mtgcheck.model.state import State
 from mtgcheck.properties.base import Property
 
-from .result import HOLDS, UNKNOWN, VACUOUS, VIOLATED, Verdict
+from .result import HOLDS, PROVED, UNKNOWN, VACUOUS, VIOLATED, Verdict
 
 
 @dataclass
 class Exploration:
     cfg: Config
-    graph: nx.DiGraph
     states: list[State] = field(default_factory=list)
     complete: bool = True
     depth: int = 0
     seconds: float = 0.0
     fired: dict[str, int] = field(default_factory=dict)  # rule id -> times a transition fired
     actions: dict[str, int] = field(default_factory=dict)  # action verb -> times fired
+    # Every edge explored, as parallel lists (source index, target index, transition): plain
+    # arrays in the hot loop; :attr:`graph` builds the networkx graph from them on demand.
+    sources: list[int] = field(default_factory=list)
+    targets: list[int] = field(default_factory=list)
+    via: list[Transition] = field(default_factory=list)
+    fixpoint: bool = False  # no turn bound, and no new state appeared: every reachable state seen
+    _graph: nx.DiGraph | None = None
+
+    @property
+    def graph(self) -> nx.DiGraph:
+        """The explored graph (nodes: state indexes; edges: ``action`` and ``rule``), for export
+        and analysis; built once, when first asked for."""
+        if self._graph is None:
+            g = nx.DiGraph()
+            g.add_nodes_from(range(len(self.states)))
+            for i, j, t in zip(self.sources, self.targets, self.via, strict=True):
+                g.add_edge(i, j, action=t.action, rule=t.rule)
+            self._graph = g
+        return self._graph
+
+    @property
+    def edges(self) -> int:
+        """Distinct explored edges (two transitions between the same states count once)."""
+        return len(set(zip(self.sources, self.targets, strict=True)))
 
 
 def successors(cfg: Config, s: State) -> list[tuple[Transition, State]]:
@@ -47,7 +72,7 @@ def successors(cfg: Config, s: State) -> list[tuple[Transition, State]]:
     return out
 
 
-def _path(parent: dict[int, tuple[int, Action] | None], i: int) -> list[Action]:
+def _path(parent: list[tuple[int, Action] | None], i: int) -> list[Action]:
     out: list[Action] = []
     while (p := parent[i]) is not None:
         out.append(p[1])
@@ -57,26 +82,41 @@ def _path(parent: dict[int, tuple[int, Action] | None], i: int) -> list[Action]:
 
 def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300_000,
           timeout: float = 120.0, disabled: frozenset[str] = frozenset(),
-          variant: str | None = None, symmetry: bool = True) -> tuple[list[Verdict], Exploration]:
+          variant: str | None = None, symmetry: bool = True,
+          unbounded: bool = False, renumber_turns: bool | None = None) -> tuple[list[Verdict], Exploration]:
     """Search the configuration; one verdict per property.
 
     With ``symmetry``, states equal up to a swap of identical cards are visited once
-    (:mod:`.symmetry`); the stored states are real ones, so traces replay as they are."""
-    from .symmetry import canonical
+    (:mod:`.symmetry`); the stored states are real ones, so traces replay as they are.
 
-    key = (lambda st: canonical(cfg, st)) if symmetry else (lambda st: st)
+    With ``unbounded``, the configuration's turn bound (``max_turn``) is ignored: the search
+    runs until no new state appears (a fixpoint: every reachable state of the position has
+    been seen, and a property that held there is ``proved``), and with ``symmetry`` turn
+    numbers are renumbered too (:func:`.symmetry.canonical`).  A search cut by its state
+    budget or time limit says ``holds`` to the depth it reached (every state that many actions
+    from the start, and every transition out of the states before it), never ``proved``.
+    ``renumber_turns`` (default: ``unbounded``) switches the renumbering of turns apart."""
+    from .symmetry import canonicalizer
+
     t0 = time.monotonic()
     cfg, s0 = build(conf.position, variant=variant, disabled=disabled)
-    g = nx.DiGraph()
+    turns = unbounded if renumber_turns is None else renumber_turns
+    if turns and not unbounded:
+        raise ValueError("turn numbers are renumbered only in a search with no turn bound")
+    key = canonicalizer(cfg, turns=turns) if symmetry else (lambda st: st)
+    transitions = catalogue(cfg).transitions
+    max_turn = None if unbounded else conf.max_turn
     index: dict[State, int] = {key(s0): 0}
-    ex = Exploration(cfg, g, [s0])
-    parent: dict[int, tuple[int, Action] | None] = {0: None}
-    depth_of = {0: 0}
-    g.add_node(0)
+    ex = Exploration(cfg, [s0])
+    states = ex.states
+    parent: list[tuple[int, Action] | None] = [None]
+    depth_of = [0]
+    sources, targets, via = ex.sources, ex.targets, ex.via
     violated: dict[str, tuple[int, list[Action]]] = {}
     witnessed: dict[str, int] = {p.id: 0 for p in props}
     state_props = [p for p in props if p.kind == "state"]
     trans_props = [p for p in props if p.kind == "transition"]
+    fired = [0] * len(transitions)
 
     def check_state(i: int, s: State) -> None:
         for p in state_props:
@@ -94,24 +134,27 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
             ex.complete = False
             break
         i = queue.popleft()
-        s = ex.states[i]
-        if s.turn > conf.max_turn or s.game_over:
+        s = states[i]
+        if s.game_over or (max_turn is not None and s.turn > max_turn):
             continue
-        for t, s2 in successors(cfg, s):
-            ex.fired[t.rule] = ex.fired.get(t.rule, 0) + 1
-            ex.actions[t.action.verb] = ex.actions.get(t.action.verb, 0) + 1
+        for ti, t in enumerate(transitions):
+            if not t.enabled(s):
+                continue
+            s2 = t.effect(s)
+            fired[ti] += 1
             k2 = key(s2)
             j = index.get(k2)
             new = j is None
-            if new:
-                j = len(ex.states)
+            if j is None:
+                j = len(states)
                 index[k2] = j
-                ex.states.append(s2)
-                parent[j] = (i, t.action)
-                depth_of[j] = depth_of[i] + 1
-                ex.depth = max(ex.depth, depth_of[j])
+                states.append(s2)
+                parent.append((i, t.action))
+                depth_of.append(depth_of[i] + 1)
                 queue.append(j)
-            g.add_edge(i, j, action=t.action, rule=t.rule)
+            sources.append(i)
+            targets.append(j)
+            via.append(t)
             for p in trans_props:
                 if p.id in violated:
                     continue
@@ -121,24 +164,42 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
                     violated[p.id] = (depth_of[i] + 1, _path(parent, i) + [t.action])
             if new:
                 check_state(j, s2)
+    ex.depth = max(depth_of)
+    # The depth to which the search is exhaustive: every state within it was checked, and every
+    # transition out of a state before it.
+    checked_to = ex.depth if ex.complete else depth_of[queue[0]]
+    for t, c in zip(transitions, fired, strict=True):
+        if not c:
+            continue
+        ex.fired[t.rule] = ex.fired.get(t.rule, 0) + c
+        ex.actions[t.action.verb] = ex.actions.get(t.action.verb, 0) + c
+    ex.fixpoint = unbounded and ex.complete
     ex.seconds = time.monotonic() - t0
     verdicts = []
-    fired = coverage.counts(cfg, ex.fired, ex.actions)  # one dict, shared by the unit's verdicts
+    fired_cov = coverage.counts(cfg, ex.fired, ex.actions)  # one dict, shared by the unit's verdicts
+    edges = ex.edges
+    scope = "every reachable state of the position" if ex.fixpoint else f"to turn {conf.max_turn}"
     for p in props:
-        stats = {"states": len(ex.states), "edges": g.number_of_edges(), "witnesses": witnessed[p.id],
-                 "coverage": fired}
+        stats = {"states": len(states), "edges": edges, "witnesses": witnessed[p.id],
+                 "coverage": fired_cov, "scope": scope}
         if p.id in violated:
             d, trace = violated[p.id]
             v = Verdict("graph", p.id, conf.name, VIOLATED, depth=d, trace=trace, stats=stats)
+        elif not ex.complete and unbounded and witnessed[p.id]:
+            v = Verdict("graph", p.id, conf.name, HOLDS, f"search stopped after {len(states)} states, "
+                        f"exhaustive to depth {checked_to}", depth=checked_to, stats=stats)
         elif not ex.complete:
-            v = Verdict("graph", p.id, conf.name, UNKNOWN, f"search stopped after {len(ex.states)} states",
+            v = Verdict("graph", p.id, conf.name, UNKNOWN, f"search stopped after {len(states)} states",
                         depth=ex.depth, stats=stats)
         elif witnessed[p.id] == 0:
             v = Verdict("graph", p.id, conf.name, VACUOUS, "its antecedent never held in the reachable states",
                         depth=ex.depth, stats=stats)
+        elif ex.fixpoint:
+            v = Verdict("graph", p.id, conf.name, PROVED, f"all {len(states)} states: {scope}",
+                        depth=ex.depth, stats=stats)
         else:
             v = Verdict("graph", p.id, conf.name, HOLDS,
-                        f"all {len(ex.states)} states to turn {conf.max_turn}", depth=ex.depth, stats=stats)
+                        f"all {len(states)} states to turn {conf.max_turn}", depth=ex.depth, stats=stats)
         v.seconds = ex.seconds
         verdicts.append(v)
     return verdicts, ex

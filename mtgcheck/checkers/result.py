@@ -1,6 +1,7 @@
 """Verdicts every checker reports, in one vocabulary.
 
-``proved`` (k-induction), ``holds`` (to a stated bound: exhaustive within it for the graph
+``proved`` (k-induction; or the graph search's fixpoint: every reachable state of the
+position seen, with no turn bound), ``holds`` (to a stated bound: exhaustive within it for the graph
 search, a depth for BMC, a number of examples for Hypothesis), ``violated`` (with a trace),
 ``vacuous`` (the property's antecedent never held: nothing was checked), ``unknown`` (time
 or a bound ran out before an answer).  A checker never turns unknown into holds.
@@ -39,6 +40,8 @@ class Verdict:
 
     def summary(self) -> str:
         if self.status == PROVED:
+            if self.k is None:  # the graph search's fixpoint
+                return "proved (" + str(self.stats.get("scope") or self.detail) + ")"
             return f"proved (k={self.k})"
         if self.status == HOLDS:
             return f"holds to depth {self.depth}" + (f" ({self.detail})" if self.detail else "")

@@ -11,9 +11,10 @@ order and the active player break that symmetry).
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Callable
 
 from mtgcheck.model.config import Config
-from mtgcheck.model.state import (BY_CARD, LAYOUT, OID_FIELDS, PLANE_SOURCED, REF, SLOT, SOURCE, TURN_FIELDS,
+from mtgcheck.model.state import (BY_CARD, FIELDS, LAYOUT, OID_FIELDS, PLANE_SOURCED, REF, SLOT, SOURCE, TURN_FIELDS,
                                   State)
 
 @lru_cache(maxsize=64)
@@ -68,31 +69,56 @@ def canonical(cfg: Config, s: State, turns: bool = False) -> State:
     only compare them (plotted on an earlier turn, cast this turn) and a new turn is larger
     than every turn so far.  Only for a search with no turn bound (a bound reads the number).
     """
+    return canonicalizer(cfg, turns)(s)
+
+
+@lru_cache(maxsize=64)
+def canonicalizer(cfg: Config, turns: bool = False) -> Callable[[State], State]:
+    """:func:`canonical` for one configuration, with everything that depends only on the
+    configuration and the layout worked out once (the graph search calls it on every state)."""
     gs = groups(cfg)
-    card_fields = _plan(cfg)[0]
-    if gs:
-        perm = list(range(cfg.n))
-        changed = False
-        for g in gs:
-            keyed = sorted(g, key=lambda j: tuple(getattr(s, f)[j] for f in card_fields))
-            for dst, src in zip(g, keyed, strict=True):
-                perm[src] = dst
-                changed |= src != dst
-        if changed:
-            s = rename(cfg, s, perm)
-    s = _renumber(s, OID_FIELDS)
-    if turns:
-        s = _renumber(s, TURN_FIELDS)
-    return s
+    card_idx = [FIELDS.index(f) for f in _plan(cfg)[0]]
+    renumbered = [_renumberer(OID_FIELDS)] + ([_renumberer(TURN_FIELDS)] if turns else [])
+    n = cfg.n
+
+    def canon(s: State) -> State:
+        if gs:
+            rows = list(zip(*[s[i] for i in card_idx], strict=True))  # each card slot's fields
+            perm = list(range(n))
+            changed = False
+            for g in gs:
+                keyed = sorted(g, key=rows.__getitem__)
+                for dst, src in zip(g, keyed, strict=True):
+                    perm[src] = dst
+                    changed |= src != dst
+            if changed:
+                s = rename(cfg, s, perm)
+        for r in renumbered:
+            s = r(s)
+        return s
+
+    return canon
 
 
-def _renumber(s: State, fields: tuple[str, ...]) -> State:
+def _renumberer(fields: tuple[str, ...]) -> Callable[[State], State]:
     """Order-preserving renumbering of the values of ``fields`` onto 1, 2, ...; 0 stays 0."""
-    vals = {f: getattr(s, f) for f in fields}
-    used: set[int] = set()
-    for v in vals.values():
-        used.update(v) if isinstance(v, tuple) else used.add(v)
-    used.discard(0)
-    rank = {o: i for i, o in enumerate(sorted(used), 1)}
-    rank[0] = 0
-    return s.replace(**{f: tuple(rank[o] for o in v) if isinstance(v, tuple) else rank[v] for f, v in vals.items()})
+    idx = [(FIELDS.index(f), f) for f in fields]
+
+    def renumber(s: State) -> State:
+        used: set[int] = set()
+        for i, _ in idx:
+            v = s[i]
+            if isinstance(v, tuple):
+                used.update(v)
+            else:
+                used.add(v)
+        used.discard(0)
+        order = sorted(used)
+        if order == list(range(1, len(order) + 1)):
+            return s  # already 1, 2, ...
+        rank = {o: r for r, o in enumerate(order, 1)}
+        rank[0] = 0
+        return s.replace(**{f: tuple([rank[o] for o in s[i]]) if isinstance(s[i], tuple) else rank[s[i]]
+                            for i, f in idx})
+
+    return renumber
