@@ -1,5 +1,7 @@
 """States per second of the graph search on each built-in configuration, old vs new code.
 
+(``--checker hypothesis``: steps per second of the Hypothesis checker instead, seed 0.)
+
 Runs the graph search (every property, symmetry reduction on) on each built-in configuration
 with the working tree's code and with the code of an older commit (``--old``, extracted with
 ``git archive`` into a temporary directory, or a source tree), alternating the two in separate processes so
@@ -46,7 +48,7 @@ from mtgcheck.checkers import graph
 from mtgcheck.configs import BUILTIN
 from mtgcheck.properties.catalogue import PROPERTIES
 assert graph.__file__.startswith(tree), graph.__file__
-only, max_turn = json.loads(sys.argv[2]), int(sys.argv[3])
+only, max_turn, checker = json.loads(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 out = {}
 for conf in BUILTIN:
     if only and conf.name not in only:
@@ -54,16 +56,23 @@ for conf in BUILTIN:
     if max_turn:
         conf = dataclasses.replace(conf, max_turn=max_turn)
     t0 = time.perf_counter()
-    _, ex = graph.check(conf, PROPERTIES, timeout=600)
+    if checker == "graph":
+        _, ex = graph.check(conf, PROPERTIES, timeout=600)
+        count, same = len(ex.states), len(ex.states)
+    else:
+        from mtgcheck.checkers import hypo
+        vs = hypo.check(conf, PROPERTIES, seed=0, timeout=600)
+        count = vs[0].stats["steps"]
+        same = [(v.property, v.status, v.stats["witnesses"]) for v in vs]
     dt = time.perf_counter() - t0
-    out[conf.name] = (len(ex.states), dt)
+    out[conf.name] = (count, dt, same)
 print(json.dumps(out))
 """
 
 
-def run(tree: str, only: list[str], max_turn: int) -> dict[str, tuple[int, float]]:
+def run(tree: str, only: list[str], max_turn: int, checker: str) -> dict[str, tuple[int, float, object]]:
     env = dict(os.environ, PYTHONHASHSEED="0")
-    r = subprocess.run([sys.executable, "-c", CHILD, tree, json.dumps(only), str(max_turn)],
+    r = subprocess.run([sys.executable, "-c", CHILD, tree, json.dumps(only), str(max_turn), checker],
                        capture_output=True, text=True, env=env, check=True)
     return json.loads(r.stdout.strip().splitlines()[-1])
 
@@ -74,6 +83,8 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--max-turn", type=int, default=0, help="override the configurations' turn bound")
     ap.add_argument("--only", nargs="*", default=[])
+    ap.add_argument("--checker", choices=("graph", "hypothesis"), default="graph",
+                    help="hypothesis: steps/s of the Hypothesis checker (seed 0), same verdicts checked")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         if os.path.isdir(args.old):
@@ -82,19 +93,21 @@ def main() -> None:
             archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.old], capture_output=True,
                                      check=True).stdout
             subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
-        runs: dict[str, list[dict[str, tuple[int, float]]]] = {"old": [], "new": []}
+        runs: dict[str, list[dict[str, tuple[int, float, object]]]] = {"old": [], "new": []}
         for _ in range(args.repeats):
-            runs["old"].append(run(tmp, args.only, args.max_turn))
-            runs["new"].append(run(str(ROOT), args.only, args.max_turn))
-    print(f"graph search, old = {args.old}, new = working tree; median of {args.repeats} alternated runs")
-    print(f"{'config':<11} {'states old':>10} {'states new':>10} {'old st/s':>9} {'new st/s':>9} {'ratio':>6} "
-          f"{'old s':>7} {'new s':>7}")
+            runs["old"].append(run(tmp, args.only, args.max_turn, args.checker))
+            runs["new"].append(run(str(ROOT), args.only, args.max_turn, args.checker))
+    what = "graph search (states)" if args.checker == "graph" else "Hypothesis, seed 0 (steps)"
+    print(f"{what}, old = {args.old}, new = working tree; median of {args.repeats} alternated runs")
+    print(f"{'config':<11} {'count old':>10} {'count new':>10} {'old /s':>9} {'new /s':>9} {'ratio':>6} "
+          f"{'old s':>7} {'new s':>7} same")
     for name in runs["new"][0]:
         so, sn = runs["old"][0][name][0], runs["new"][0][name][0]
         to = statistics.median(r[name][1] for r in runs["old"])
         tn = statistics.median(r[name][1] for r in runs["new"])
+        same = runs["old"][0][name][2] == runs["new"][0][name][2]
         print(f"{name:<11} {so:>10} {sn:>10} {so / to:>9.0f} {sn / tn:>9.0f} {(sn / tn) / (so / to):>6.2f} "
-              f"{to:>7.2f} {tn:>7.2f}")
+              f"{to:>7.2f} {tn:>7.2f} {'yes' if same else 'NO'}")
 
 
 if __name__ == "__main__":

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
 from .config import Config
 from .state import State
 # The vocabulary, re-exported: callers outside the model import it from here.
+from .card_rules import ON_CHANGE
 from .vocabulary import Action, Cond, IllegalAction, Refusal, Transition
 
 __all__ = ["Action", "Cond", "Transition", "Refusal", "IllegalAction", "Catalogue", "catalogue", "legal_actions",
-           "enabled_transition", "why_illegal", "step"]
+           "legal_transitions", "enabled_transition", "why_illegal", "step"]
 
 
 @dataclass(slots=True)
@@ -30,16 +31,29 @@ class Catalogue:
     cfg: Config
     transitions: tuple[Transition, ...]
     by_action: dict[Action, tuple[Transition, ...]] = field(default_factory=dict)
+    #: Each transition's guard as one function of a concrete state: its conditions joined by
+    #: ``and``, in order (what ``Transition.enabled`` tests, without a generator per call);
+    #: the interpreter's hot loops (legal_transitions, the graph search) call these.
+    guards: tuple[Callable[[State], Any], ...] = ()
 
     def __post_init__(self) -> None:
         idx: dict[Action, list[Transition]] = {}
         for t in self.transitions:
             idx.setdefault(t.action, []).append(t)
         self.by_action = {a: tuple(ts) for a, ts in idx.items()}
+        self.guards = tuple(_joined(t.conds) for t in self.transitions)
+
+
+def _joined(conds: tuple[Cond, ...]) -> Callable[[State], Any]:
+    if not conds:
+        return lambda s: True
+    env = {f"c{i}": c.test for i, c in enumerate(conds)}
+    return eval("lambda s: " + " and ".join(f"c{i}(s)" for i in range(len(conds))), env)
 
 
 def _gather(cfg: Config) -> Iterable[Transition]:
-    from . import casting, leaving, legend, planechase, plot, resolution, turns
+    # The card registry's entries first: the rule modules read them as they build.
+    from . import card_texts, casting, leaving, legend, planechase, plot, resolution, turns  # noqa: F401
 
     for mod in (turns, plot, casting, resolution, legend, planechase, leaving):
         yield from mod.transitions(cfg)
@@ -58,13 +72,20 @@ def catalogue(cfg: Config) -> Catalogue:
     return Catalogue(cfg, tuple(out))
 
 
+def legal_transitions(cfg: Config, s: State) -> dict[Action, Transition]:
+    """Every action legal in ``s`` (in :func:`legal_actions`' order) with the transition that
+    :func:`step` takes for it: one pass over the guards serves both."""
+    out: dict[Action, Transition] = {}
+    cat = catalogue(cfg)
+    for t, guard in zip(cat.transitions, cat.guards, strict=True):
+        if t.action not in out and guard(s):
+            out[t.action] = t
+    return out
+
+
 def legal_actions(cfg: Config, s: State) -> list[Action]:
     """Every action legal in ``s``, each once, in a stable order."""
-    seen: dict[Action, None] = {}
-    for t in catalogue(cfg).transitions:
-        if t.action not in seen and t.enabled(s):
-            seen[t.action] = None
-    return list(seen)
+    return list(legal_transitions(cfg, s))
 
 
 def enabled_transition(cfg: Config, s: State, a: Action) -> Transition | None:
@@ -102,3 +123,7 @@ def step(cfg: Config, s: State, a: Action) -> State:
     if t is None:
         raise IllegalAction(a, why_illegal(cfg, s, a) or _no_such_action(a))
     return t.effect(s)
+
+
+# A change of the card registry (a test's scratch copy) invalidates the built catalogues.
+ON_CHANGE.append(catalogue.cache_clear)

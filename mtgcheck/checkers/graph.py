@@ -105,6 +105,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
         raise ValueError("turn numbers are renumbered only in a search with no turn bound")
     key = canonicalizer(cfg, turns=turns) if symmetry else (lambda st: st)
     transitions = catalogue(cfg).transitions
+    guards = catalogue(cfg).guards
     max_turn = None if unbounded else conf.max_turn
     index: dict[State, int] = {key(s0): 0}
     ex = Exploration(cfg, [s0])
@@ -138,7 +139,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
         if s.game_over or (max_turn is not None and s.turn > max_turn):
             continue
         for ti, t in enumerate(transitions):
-            if not t.enabled(s):
+            if not guards[ti](s):
                 continue
             s2 = t.effect(s)
             fired[ti] += 1

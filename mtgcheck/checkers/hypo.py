@@ -19,7 +19,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from mtgcheck import coverage
 from mtgcheck.configs import CheckConfig
-from mtgcheck.model.actions import Action, catalogue, enabled_transition, legal_actions
+from mtgcheck.model.actions import Action, Transition, catalogue, enabled_transition, legal_transitions
 from mtgcheck.model.setup import build
 from mtgcheck.properties.base import Property
 
@@ -75,16 +75,26 @@ def machine_for(conf: CheckConfig, props: Sequence[Property], tally: Tally, *, v
             tally.check_time()
             tally.examples += 1
 
+        def _moves(self) -> tuple[dict[str, list[Action]], dict[Action, Transition]]:
+            """The legal actions of the current state by verb (in legal_actions' order), and
+            the transition of each: the guards are evaluated once per state."""
+            c = getattr(self, "_cached", None)
+            if c is None or c[0] is not self.s or c[3] != len(self.trace):
+                moves: dict[Action, Transition] = {}
+                if not (self.s.turn > conf.max_turn or len(self.trace) >= conf.depth * 4):
+                    moves = legal_transitions(cfg, self.s)
+                by_verb: dict[str, list[Action]] = {}
+                for a in moves:
+                    by_verb.setdefault(a.verb, []).append(a)
+                self._cached = (self.s, by_verb, moves, len(self.trace))
+            return self._cached[1], self._cached[2]
+
         def _legal(self, verb: str) -> list[Action]:
-            if self.s.turn > conf.max_turn or len(self.trace) >= conf.depth * 4:
-                return []
-            if getattr(self, "_cached", (None,))[0] is not self.s:
-                self._cached = (self.s, legal_actions(cfg, self.s))
-            return [a for a in self._cached[1] if a.verb == verb]
+            return self._moves()[0].get(verb, [])
 
         def _do(self, a: Action) -> None:
             tally.check_time()  # one example may be long (a configuration's hypothesis_steps)
-            t = enabled_transition(cfg, self.s, a)
+            t = self._moves()[1].get(a) or enabled_transition(cfg, self.s, a)
             assert t is not None
             s2 = t.effect(self.s)
             self.trace.append(a)
