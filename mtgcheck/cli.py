@@ -385,7 +385,7 @@ def _replay_property(cx: Any, strict: bool = False) -> tuple[bool, str]:
 def _replay_divergence(cx: Any, driver: Any) -> tuple[bool, str]:
     """The rules' verdicts recorded in the file must hold on the model; then, with an engine, replay it there."""
     from mtgcheck.scenario_run import run as run_scenario
-    from mtgcheck.validate import reproduces
+    from mtgcheck.validate import replay_on_engine
 
     d = cx.doc["divergence"]
     rules = run_scenario(cx.scenario)
@@ -393,12 +393,15 @@ def _replay_divergence(cx: Any, driver: Any) -> tuple[bool, str]:
             + ("agrees with the recorded verdicts" if rules.passed else "DISAGREES with the recorded verdicts"))
     if driver is None:
         return rules.passed, line
-    key = (d["kind"], d["field"].split(".")[0], d["rule"])
-    doc = cx.doc["scenario"]
-    acts = [{k: v for k, v in a.items() if k != "expect"} for a in doc["actions"]]
-    still = reproduces(driver, doc["setup"], acts, key)
+    now, same = replay_on_engine(driver, cx)
     where = f"{driver.info.name} {driver.info.version}"
-    return rules.passed and not still, line + f"; {where}: " + ("STILL DIVERGES" if still else "no longer diverges")
+    if now is None:
+        return rules.passed, line + f"; {where}: no longer diverges"
+    if same:
+        return False, line + f"; {where}: STILL DIVERGES"
+    at = f"after action #{now.step}" if now.step >= 0 else "at the setup"
+    return False, (line + f"; {where}: DIVERGES ELSEWHERE ({now.kind}, {now.field}, CR {now.rule or '-'}, {at}: "
+                   f"{now.why}; stored: {d['kind']}, {d['field']}, CR {d['rule'] or '-'} after action #{d['step']})")
 
 
 @main.command()
@@ -545,14 +548,18 @@ def mutants(checkers: tuple[str, ...], mutant_ids: tuple[str, ...], seed: int, t
               help="Where divergences are stored (under <engine>-<version>/).")
 @click.option("--no-store", is_flag=True, help="Don't store divergences.")
 @click.option("--scenarios", "scenario_dirs", multiple=True, type=click.Path(exists=True, file_okay=False),
-              help="Folders of scenario files to replay on the engine (default: tests/scenarios if present).")
+              help="A folder of scenario files to replay on the engine besides tests/scenarios (repeatable).")
+@click.option("--no-default-scenarios", is_flag=True, help="Don't replay tests/scenarios (only --scenarios folders).")
+@click.option("--max-faults", type=click.IntRange(0, 1_000_000), default=3, show_default=True,
+              help="Stop after this many identical engine faults (hangs, crashes...; 0: never stop).")
 @click.option("--call-timeout", type=click.FloatRange(0.1, 3600), default=10.0, show_default=True,
               help="Seconds an engine may take to answer one call before it counts as hung.")
 @click.option("--max-steps", type=click.IntRange(1, 500), default=30, show_default=True,
               help="Actions per generated game.")
 @_guard
 def validate(engine_spec: str, budget: int, seed: int, json_out: str | None, store_dir: str, no_store: bool,
-             scenario_dirs: tuple[str, ...], call_timeout: float, max_steps: int) -> int:
+             scenario_dirs: tuple[str, ...], no_default_scenarios: bool, max_faults: int, call_timeout: float,
+             max_steps: int) -> int:
     """Differential testing: drive an engine and the rules through the same actions.
 
     Every divergence (legality, the list of legal actions, the position after a step, or
@@ -566,13 +573,18 @@ def validate(engine_spec: str, budget: int, seed: int, json_out: str | None, sto
     from mtgcheck.atomic import write_json
     from mtgcheck.store import stored
 
-    dirs = [Path(d) for d in scenario_dirs] or [p for p in (Path("tests/scenarios"),) if p.is_dir()]
-    files = [f for d in dirs for f in sorted(d.glob("*.json"))]
+    import os
+    import sys
+
+    default = [] if no_default_scenarios else [p for p in (Path("tests/scenarios"),) if p.is_dir()]
+    dirs = list(dict.fromkeys([*default, *(Path(d) for d in scenario_dirs)]))
+    files = list(dict.fromkeys(f for d in dirs for f in sorted(d.glob("*.json"))))
     if Path(store_dir).is_dir():
         files += stored(store_dir)
     click.echo(f"validating --engine {engine_spec} (seed {seed}, budget {budget})", err=True)
     rep = val.run(engine_spec, budget=budget, seed=seed, store_dir=None if no_store else store_dir,
-                  scenario_files=files, call_timeout=call_timeout, max_steps=max_steps,
+                  scenario_files=files, call_timeout=call_timeout, max_steps=max_steps, max_faults=max_faults,
+                  show_progress=sys.stderr.isatty() and not os.environ.get("CI"),
                   progress=lambda m: click.echo(m, err=True),
                   warn=lambda m: click.echo(f"mtgcheck: warning: {m}", err=True))
     for tr, path, new in rep.found:
@@ -584,6 +596,12 @@ def validate(engine_spec: str, budget: int, seed: int, json_out: str | None, sto
     click.echo(f"{rep.engine} {rep.version}: {rep.traces} traces ({', '.join(f'{n} {k}' for k, n in rep.sources.items())}), "
                f"{rep.steps} steps, {rep.refused} positions refused, {rep.restarts} engine restarts, "
                f"{rep.diverged} traces diverged, {len(rep.found)} distinct divergences, {rep.seconds:.1f} s (seed {seed})")
+    cov = rep.coverage
+    if cov:
+        click.echo(f"rule coverage: {cov['rules_reached']} of {cov['rules_in_catalogue']} rules of the catalogue reached"
+                   + (f" (never: {', '.join(cov['missing'])})" if cov["missing"] else ""))
+    if rep.stopped:
+        click.echo(rep.stopped)
     failed_writes = [str(rep.write_error)] if rep.write_error is not None else []
     if json_out:
         with _deferred(failed_writes):

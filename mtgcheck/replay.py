@@ -158,7 +158,12 @@ def _check_divergence(shown: str, doc: dict[str, Any]) -> None:
 
     if d["kind"] not in KINDS:
         raise FormatError(shown, "divergence.kind", "one of " + ", ".join(KINDS), _got(d["kind"]))
-    unknown = set(d) - set(_DIVERGENCE_KEYS) - {"rules_say", "engine_says"}
+    also = d.get("also", [])
+    if not isinstance(also, list) or any(not isinstance(x, dict) or not isinstance(x.get("field"), str)
+                                         or not isinstance(x.get("rule"), str) for x in also):
+        raise FormatError(shown, "divergence.also", "a list of objects (field, rule, rules_say, engine_says)",
+                          _got(also))
+    unknown = set(d) - set(_DIVERGENCE_KEYS) - {"rules_say", "engine_says", "also"}
     if unknown:
         raise FormatError(shown, _field("divergence", [min(unknown)]), "no such key in a divergence",
                           _Said("an unknown key"))

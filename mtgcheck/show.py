@@ -21,7 +21,8 @@ from mtgcheck.scenario_run import describe, position_of, to_action
 
 def walk(cx: Counterexample) -> tuple[list[dict[str, Any]], list[str], int | None, list[list[str]]]:
     """States observed along the trace, the actions' descriptions, the index of the first
-    state where the property failed (None if it never did), and the legal actions before each."""
+    state where the property failed (None if it never did), and the legal actions before each
+    action (by the rules), plus those of the last state reached."""
     div = cx.doc.get("divergence") if cx.violates == "divergence" else None
     # An engine's divergence is walked under the rules themselves (the engine is not here).
     variant, disabled = (None, frozenset()) if div is not None else rules_of(cx.target)
@@ -51,6 +52,7 @@ def walk(cx: Counterexample) -> tuple[list[dict[str, Any]], list[str], int | Non
                 broke = len(states)
         states.append(observe(cfg, s2))
         s = s2
+    counts.append([describe(cfg, x) for x in legal_actions(cfg, s)])
     return states, texts, broke, counts
 
 
@@ -72,16 +74,33 @@ def narrate(cx: Counterexample) -> str:
                 if broke == i + 1 else "")
         lines.append(f"    {i + 1}. {text}   ({len(counts[i])} legal actions){mark}")
         if mark:
-            shown = "; ".join(counts[i][:8]) + ("; ..." if len(counts[i]) > 8 else "")
-            lines.append(f"       legal then: {shown}")
+            lines += _legal_lines(f"legal before it (by the rules, {len(counts[i])})", counts[i])
+            if div is not None and div["kind"] in ("missing-action", "extra-action", "bad-action") \
+                    and i + 1 < len(counts):
+                # The lists were compared in the position after the marked action.
+                lines += _legal_lines(f"legal after it, where the lists differ ({len(counts[i + 1])})", counts[i + 1])
     if div is not None and broke == 0:
         lines.append("  the engine parts from the rules at the setup, before any action")
+        lines += _legal_lines(f"legal at the setup (by the rules, {len(counts[0])})", counts[0])
     if broke is None:
         lines.append("  the property holds along this trace under these rules (it does not reproduce)")
     fin = states[-1]
     lines.append(f"  final: turn {fin['turn']} {fin['step']}, stack {fin['stack'] or '[]'}, "
                  f"plotted {fin['plotted'] or '[]'}, life {fin['life']}, mana {fin['mana']}")
     return "\n".join(lines)
+
+
+def _legal_lines(title: str, actions: list[str]) -> list[str]:
+    """Every legal action, several to a line (never cut short: the one the engine missed may be last)."""
+    out = [f"       {title}:"]
+    line = ""
+    for text in actions or ["(none)"]:
+        if line and len(line) + len(text) > 90:
+            out.append(f"         {line.rstrip('; ')}")
+            line = ""
+        line += text + "; "
+    out.append(f"         {line.rstrip('; ')}")
+    return out
 
 
 def svg(cx: Counterexample) -> str:

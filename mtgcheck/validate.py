@@ -31,7 +31,7 @@ from mtgcheck.errors import FormatError, MtgcheckError, OutputError
 from mtgcheck.model.actions import Action, catalogue, enabled_transition, legal_actions, why_illegal
 from mtgcheck.model.config import Config
 from mtgcheck.model.observe import observe
-from mtgcheck.model.state import HOWS, State
+from mtgcheck.model.state import HOWS, ZONES, State
 from mtgcheck.scenario_write import setup_of
 
 #: What the engine got wrong, in words (the report's first column).
@@ -61,14 +61,20 @@ class Divergence:
     rules_say: Any
     engine_says: Any
     why: str
+    #: The other fields that differ at the same point, each {field, rule, rules_say, engine_says},
+    #: in the order of :data:`FIELD_ORDER` (the first differing field is this divergence's own).
+    also: tuple[dict[str, Any], ...] = ()
 
     def key(self) -> tuple[str, str, str]:
         """Two divergences with the same key are the same bug for reporting and storing."""
         return self.kind, self.field.split(".")[0], self.rule
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "step": self.step, "field": self.field, "rule": self.rule,
-                "rules_say": self.rules_say, "engine_says": self.engine_says, "why": self.why}
+        out = {"kind": self.kind, "step": self.step, "field": self.field, "rule": self.rule,
+               "rules_say": self.rules_say, "engine_says": self.engine_says, "why": self.why}
+        if self.also:
+            out["also"] = [dict(d) for d in self.also]
+        return out
 
 
 @dataclass
@@ -93,23 +99,156 @@ def _jsonable(v: Any) -> Any:
     return json.loads(json.dumps(v, sort_keys=True, default=list))
 
 
-def _compare_observations(support: Support, model: dict[str, Any], engine: dict[str, Any]) -> tuple[str, Any, Any] | None:
-    """The first declared observation key on which they differ: (field, rules say, engine says)."""
+#: The order differing fields are reported in: cause before consequence (what was put on or
+#: taken off the stack, who got priority, where cards went, then life and who is still in).
+FIELD_ORDER = ("stack", "priority", "zones", "plotted", "planar_controller", "plane", "plane_counters", "extra_turns",
+               "turn", "active", "step", "mana", "life", "in_game", "game_over")
+
+
+def _field_rank(fld: str) -> int:
+    base = fld.split(".")[0]
+    return FIELD_ORDER.index(base) if base in FIELD_ORDER else len(FIELD_ORDER)
+
+
+def _compare_observations(support: Support, model: dict[str, Any],
+                          engine: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    """Every declared observation key on which they differ, (field, rules say, engine says),
+    ordered cause before consequence (:data:`FIELD_ORDER`); a card's zone is one field each."""
+    out: list[tuple[str, Any, Any]] = []
     for key in sorted(support.observe & set(OBSERVABLE)):
         want = _jsonable(model.get(key))
         if key not in engine:
-            return key, want, "(missing)"
+            out.append((key, want, "(missing)"))
+            continue
         got = _jsonable(engine[key])
         if key == "plotted" and isinstance(got, list):
             got = sorted(got, key=str)
         if key == "zones" and isinstance(got, dict) and isinstance(want, dict):
             for cid in sorted(want):
                 if got.get(cid) != want[cid]:
-                    return f"zones.{cid}", want[cid], got.get(cid, "(missing)")
+                    out.append((f"zones.{cid}", want[cid], got.get(cid, "(missing)")))
             continue
         if got != want:
-            return key, want, got
-    return None
+            out.append((key, want, got))
+    out.sort(key=lambda d: _field_rank(d[0]))  # stable: keys, then card ids, within one rank
+    return out
+
+
+def _zone_name(z: Any) -> str:
+    return ZONES[z] if isinstance(z, int) and 0 <= z < len(ZONES) else "outside"
+
+
+def cause(cfg: Config, s: State, t: Any, s2: State, a: Action, fld: str, engine_says: Any = None) -> str:
+    """The CR rule whose effect on ``fld`` differs, read from the transition the model took
+    (``t`` from ``s`` to ``s2`` by ``a``): which move put the card where it is, which rule
+    gave priority, which state-based action removed a player.  Falls back to the rule of
+    the step (``t.cr``) when the field did not change under the rules."""
+    base, _, sub = fld.partition(".")
+    resolving = int(t.rule[len("pass.resolve.card"):]) if t.rule.startswith("pass.resolve.card") else None
+    resolving_name = cfg.slots[resolving].card.name if resolving is not None else ""
+    left = [p for p in range(cfg.players) if s.in_game[p] and not s2.in_game[p]]
+    if base == "zones":
+        ids = [sl.id for sl in cfg.slots]
+        if sub not in ids:
+            return t.cr
+        j = ids.index(sub)
+        z0, z1 = _zone_name(s.zone[j]), _zone_name(s2.zone[j])
+        if z0 == z1:
+            return t.cr
+        if z1 == "outside":
+            return "800.4a"  # its owner left the game with everything they own
+        if z1 == "stack":
+            return "601.2a"
+        if z0 == "stack":
+            if z1 == "exile" and s.fb_exile[j]:
+                return "702.34a"  # a flashback spell leaving the stack is exiled
+            if resolving == j:
+                return "608.3" if z1 == "battlefield" else "608.2n"
+            if resolving_name in ("Counterspell", "Remand"):
+                return "701.6a"
+            if z1 == "exile" and t.rule.startswith("pass.resolve.ability"):
+                return "702.170c"  # Aven Interrupter exiles the spell; it becomes plotted
+            return t.cr
+        if z0 == "battlefield" and z1 == "graveyard":
+            if t.rule == "choose.legend":
+                return "704.5j"
+            if resolving_name in ("Bone Splinters", "Ancient Grudge"):
+                return "701.8a"
+            if a.verb == "cast" and a.sacrifice == j:
+                return "118.8"
+            return "704.5g"
+        if z0 == "library" and z1 == "hand":
+            return "702.170c" if t.rule == "choose.luck" else "121.2"
+        if z1 == "exile" and a.verb == "plot":
+            return "702.170a" if a.source != "library" else t.cr
+        if z1 == "exile" and t.rule == "choose.luck":
+            return "702.170c"
+        if z0 == "hand" and z1 == "graveyard":
+            return "701.9a"
+        return t.cr
+    if base == "life":
+        ps = [p for p in range(cfg.players) if s2.life[p] != (engine_says[p] if isinstance(engine_says, list)
+                                                               and p < len(engine_says) else None)]
+        p = ps[0] if ps else 0
+        if s.life[p] != s2.life[p]:
+            return "119.4" if a.verb == "cast" else "120.3"
+        if s2.life[p] <= 0:
+            return "704.5a"
+        return t.cr
+    if base == "in_game":
+        for p in left:
+            if a.verb == "leave" and a.player == p:
+                return "104.3a"
+            if s2.life[p] <= 0:
+                return "704.5a"
+            if s2.drew_empty[p]:
+                return "704.5b"
+            return "800.4a"
+        return "704.5a" if any(s2.in_game[p] and s2.life[p] <= 0 for p in range(cfg.players)) else t.cr
+    if base == "game_over":
+        return "104.2a"
+    if base == "priority":
+        if isinstance(engine_says, int) and not isinstance(engine_says, bool) and 0 <= engine_says < cfg.players \
+                and not s2.in_game[engine_says]:
+            return "800.4j"  # a player who left can't receive priority
+        if a.verb in ("cast", "plot", "roll"):
+            natural = a.player
+            rule = "117.3c"
+        elif t.rule == "pass.priority":
+            natural, rule = (a.player + 1) % cfg.players, "117.3d"
+        elif a.verb == "leave":
+            natural, rule = s.priority, "800.4a"
+        else:
+            natural, rule = s2.active, "117.3b"
+        if left or not s2.in_game[natural]:
+            return "800.4j"
+        return rule
+    if base == "stack":
+        if left:
+            return "800.4a"
+        if t.rule.startswith("pass.resolve"):
+            return "608.2"
+        if a.verb == "cast":
+            want = observe(cfg, s2)["stack"]
+            got = engine_says if isinstance(engine_says, list) else []
+            first = next((i for i in range(max(len(want), len(got)))
+                          if (want[i] if i < len(want) else None) != (got[i] if i < len(got) else None)), 0)
+            entry = want[first] if first < len(want) else got[first] if first < len(got) else ""
+            return "603.3" if str(entry).startswith("ability:") else "601.2a"
+        return t.cr
+    if base == "plotted":
+        differ = set(observe(cfg, s2)["plotted"]) ^ (set(engine_says) if isinstance(engine_says, list) else set())
+        moved = [j for j, sl in enumerate(cfg.slots) if sl.id in differ and s.zone[j] != s2.zone[j] and s.plotted[j]]
+        if moved:
+            return "400.7"  # a card that changes zones is a new object, no longer plotted
+        if a.verb == "plot":
+            return "702.170a"
+        if t.rule == "choose.luck" or t.rule.startswith("pass.resolve.ability"):
+            return "702.170c"
+        return "702.170d"
+    if base == "planar_controller":
+        return "901.6"
+    return t.cr
 
 
 def _describe(cfg: Config, a: Action) -> str:
@@ -133,6 +272,7 @@ class Driver:
             raise MtgcheckError(f"--engine {spec}: the engine failed at hello ({exc.kind}): {exc}") from None
         self.steps = 0
         self.restarts = 0
+        self.fired: dict[str, int] = {}  # how often each rule of the catalogue fired (Transition.rule)
 
     @property
     def support(self) -> Support:
@@ -147,9 +287,14 @@ class Driver:
     def close(self) -> None:
         self.engine.close()
 
-    def play(self, setup: dict[str, Any], choose: Chooser, *, source: str = "") -> Trace:
+    def play(self, setup: dict[str, Any], choose: Chooser, *, source: str = "",
+             probe: random.Random | None = None, steps: int | None = None) -> Trace:
         """One trace: setup, then actions from ``choose`` until it says stop or they diverge.
 
+        With ``probe`` (a generator) and an engine that does not list its actions, every step
+        first tries the actions the rules forbid by a single condition (:func:`probes`): the
+        engine must refuse each (a refused probe changes nothing and is left out of the trace).
+        ``steps`` bounds the actions (default ``max_steps``; a scripted trace passes its length + 1).
         Raises EngineRefused when the engine declines the position (not a divergence).
         """
         tr = Trace(setup, source=source)
@@ -158,12 +303,22 @@ class Driver:
         try:
             self.engine.setup(setup)
             tr.divergence = self._compare(cfg, s, -1, None)
-            for i in range(self.max_steps):
+            for i in range(self.max_steps if steps is None else steps):
                 if tr.divergence is not None:
                     break
                 legal = [a for a in legal_actions(cfg, s) if in_scope(self.support, a)]
-                if self.support.lists_actions:  # seen after action i - 1 (-1: at the setup)
-                    tr.divergence = self._compare_lists(se, s, i - 1, legal)
+                if self.support.lists_actions:  # seen after the last action (-1: at the setup)
+                    tr.divergence = self._compare_lists(se, s, len(tr.actions) - 1, legal)
+                    if tr.divergence is not None:
+                        break
+                elif probe is not None:
+                    for w in probes(self.support, cfg, s, probe):
+                        tr.actions.append(wire_action(cfg, w))
+                        self.steps += 1
+                        s, tr.divergence = self._apply(cfg, s, len(tr.actions) - 1, w)
+                        if tr.divergence is not None:
+                            break
+                        tr.actions.pop()  # refused, as the rules say: nothing happened
                     if tr.divergence is not None:
                         break
                 a = choose(i, cfg, s, legal)
@@ -171,7 +326,7 @@ class Driver:
                     break
                 tr.actions.append(wire_action(cfg, a))
                 self.steps += 1
-                s, tr.divergence = self._apply(cfg, s, i, a)
+                s, tr.divergence = self._apply(cfg, s, len(tr.actions) - 1, a)
         except EngineError as exc:
             step = len(tr.actions) - 1
             tr.divergence = Divergence(exc.kind, step, exc.kind, "", None, str(exc),
@@ -194,20 +349,34 @@ class Driver:
                                  f"but it is legal (CR {t.cr})")
         if t is None:
             return s, None
+        self.fired[t.rule] = self.fired.get(t.rule, 0) + 1
         s2 = t.effect(s)
-        return s2, self._compare(cfg, s2, i, (text, t.cr))
+        return s2, self._compare(cfg, s2, i, (text, s, t, a))
 
-    def _compare(self, cfg: Config, s: State, i: int, after: tuple[str, str] | None) -> Divergence | None:
-        diff = _compare_observations(self.support, observe(cfg, s), self.engine.observe())
-        if diff is None:
+    def _compare(self, cfg: Config, s: State, i: int,
+                 after: tuple[str, State, Any, Action] | None) -> Divergence | None:
+        """Compare the positions; ``after`` is (the action's text, the state before it, the
+        transition taken, the action) or None at the setup."""
+        diffs = _compare_observations(self.support, observe(cfg, s), self.engine.observe())
+        if not diffs:
             return None
-        fld, want, got = diff
+        if after is None:
+            rules = [""] * len(diffs)
+        else:
+            _, before, t, a = after
+            rules = [cause(cfg, before, t, s, a, fld, got) for fld, _, got in diffs]
+        also = tuple({"field": fld, "rule": r, "rules_say": want, "engine_says": got}
+                     for (fld, want, got), r in zip(diffs[1:], rules[1:], strict=True))
+        (fld, want, got), cr = diffs[0], rules[0]
+        more = f" (and {len(also)} more: {', '.join(d['field'] for d in also)})" if also else ""
         if after is None:
             return Divergence("observation", i, fld, "", want, got,
-                              f"at the start the engine shows {fld} = {got!r}, the position given has {want!r}")
-        text, cr = after
+                              f"at the start the engine shows {fld} = {got!r}, the position given has {want!r}{more}",
+                              also)
+        text = after[0]
         return Divergence("observation", i, fld, cr, want, got,
-                          f"after {text}: {fld} is {got!r} in the engine, {want!r} under the rules (CR {cr})")
+                          f"after {text}: {fld} is {got!r} in the engine, {want!r} under the rules (CR {cr}){more}",
+                          also)
 
     def _compare_lists(self, se: Session, s: State, i: int, legal: list[Action]) -> Divergence | None:
         cfg = se.cfg
@@ -256,6 +425,35 @@ def illegal_in_scope(support: Support, cfg: Config, s: State) -> list[Action]:
         if a not in seen and in_scope(support, a) and enabled_transition(cfg, s, a) is None:
             seen[a] = None
     return list(seen)
+
+
+def probes(support: Support, cfg: Config, s: State, rnd: random.Random) -> list[Action]:
+    """One illegal action of the scope per condition that alone forbids it here.
+
+    An action whose transition fails exactly one condition is what an engine that forgets
+    that one check would accept (plotting outside a main phase, casting a plotted card the
+    turn it was plotted, X above 0 on a free cast, a way to cast the card does not have
+    now...).  Grouped by the failing condition, one of each group is drawn, so every check
+    the rules make here is tried at every step, at the cost of a handful of calls.
+    """
+    groups: dict[str, list[Action]] = {}
+    for t in catalogue(cfg).transitions:
+        if not in_scope(support, t.action):
+            continue
+        failing = [c.id for c in t.conds if not c.test(s)]
+        if len(failing) == 1:
+            groups.setdefault(failing[0], []).append(t.action)
+    out: dict[Action, None] = {}
+    for cid in sorted(groups):
+        cands = sorted(a for a in set(groups[cid]) if a not in out and enabled_transition(cfg, s, a) is None)
+        if cands:
+            out[rnd.choice(cands)] = None
+    return list(out)
+
+
+def in_scope_rules(support: Support, cfg: Config) -> set[str]:
+    """The rules (``Transition.rule``) of the catalogue whose action is in the engine's scope."""
+    return {t.rule for t in catalogue(cfg).transitions if in_scope(support, t.action)}
 
 
 def supported_setup(support: Support, setup: dict[str, Any]) -> dict[str, Any] | None:
@@ -323,13 +521,52 @@ def scenario_traces(support: Support, files: Sequence[Path], *,
     return out
 
 
+def validation_positions() -> list[Any]:
+    """Positions of validation only, besides the checkers' own (whose state spaces must stay
+    small): the situations those never reach, each small enough for random play to get there.
+
+    A player a Bolt away from losing, with two and three players (CR 704.5a, 800.4a, 800.4j,
+    104.2a; a player with an empty library, 704.5b); Counterspell and Remand against spells
+    cast from hand and with flashback (701.6a, 702.34a); four Slickshot Show-Offs, so that a
+    noncreature spell puts four triggers on the stack (every ability slot, 603.3); two copies of
+    a legend (704.5j); Fblthp letting its owner plot the top of the library (702.170f); Aven
+    Interrupter and Snapcaster Mage choosing targets for their triggers (603.3d).
+    """
+    from mtgcheck.configs import _lib
+    from mtgcheck.model.setup import CardPlacement as C, Position
+
+    def pos(players: int, life: tuple[int, ...], mana: tuple[int, ...], *cards: C, step: str = "main1") -> Position:
+        return Position(players=players, turn=1, active=0, step=step, life=life, mana=mana, cards=tuple(cards))
+
+    return [
+        pos(2, (20, 3), (2, 2), C("bolt", "Lightning Bolt", 0, "hand"), C("shock", "Test Plotted Shock", 0, "hand"),
+            C("show", "Slickshot Show-Off", 0, "hand"), C("bolt1", "Lightning Bolt", 1, "hand"), *_lib(0, 1), *_lib(1, 1)),
+        pos(3, (3, 3, 20), (1, 1, 1), C("bolt", "Lightning Bolt", 0, "hand"), C("bolt1", "Lightning Bolt", 1, "hand"),
+            C("shock2", "Test Plotted Shock", 2, "hand"), *_lib(0, 1), *_lib(1, 1)),
+        pos(2, (20, 20), (4, 4), C("twice", "Think Twice", 0, "hand"), C("twice2", "Think Twice", 0, "graveyard"),
+            C("counter", "Counterspell", 1, "hand"), C("remand", "Remand", 1, "hand"), *_lib(0, 3), *_lib(1, 2)),
+        *(pos(2, (20, 20), (1, 0), *(C(f"show{k}", "Slickshot Show-Off", 0, "battlefield") for k in range(4)),
+              *(spells if first else spells[::-1]), *_lib(0, 1), *_lib(1, 1))
+          for spells in [(C("bolt", "Lightning Bolt", 0, "hand"), C("shock", "Test Plotted Shock", 0, "hand"))]
+          for first in (True, False)),
+        pos(2, (20, 20), (6, 0), C("lilah", "Lilah, Undefeated Slickshot", 0, "hand"),
+            C("lilah2", "Lilah, Undefeated Slickshot", 0, "hand"), *_lib(0, 1), *_lib(1, 1)),
+        pos(2, (20, 20), (3, 0), C("fblthp", "Fblthp, Lost on the Range", 0, "battlefield"),
+            C("top", "Lightning Bolt", 0, "library"), *_lib(0, 1), *_lib(1, 1)),
+        pos(2, (20, 20), (2, 0), C("snap", "Snapcaster Mage", 0, "hand"), C("twice", "Think Twice", 0, "graveyard"),
+            *_lib(0, 2), *_lib(1, 1)),
+        pos(2, (20, 20), (2, 3), C("twice", "Think Twice", 0, "hand"), C("aven", "Aven Interrupter", 1, "hand"),
+            *_lib(0, 2), *_lib(1, 1)),
+    ]
+
+
 def builtin_setups(support: Support) -> list[dict[str, Any]]:
-    """The built-in and small positions, projected onto the engine's scope, without repeats."""
+    """The built-in, small and validation positions, projected onto the engine's scope, without repeats."""
     from mtgcheck.configs import BUILTIN, SMALL
 
     seen: dict[str, dict[str, Any]] = {}
-    for conf in (*BUILTIN, *SMALL.values()):
-        s = supported_setup(support, setup_of(conf.position))
+    for position in (*(c.position for c in (*BUILTIN, *SMALL.values())), *validation_positions()):
+        s = supported_setup(support, setup_of(position))
         if s is not None:
             seen.setdefault(json.dumps(s, sort_keys=True), s)
     return list(seen.values())
@@ -347,10 +584,27 @@ def reproduces(driver: Driver, setup: dict[str, Any], docs: Sequence[dict[str, A
 
     try:
         parse(setup, docs, source="(minimizing)")
-        tr = driver.play(setup, scripted(docs, setup), source="(minimizing)")
+        tr = driver.play(setup, scripted(docs, setup), source="(minimizing)", steps=len(docs) + 1)
     except (EngineRefused, MtgcheckError, KeyError, IndexError):
         return False
     return tr.divergence is not None and tr.divergence.key() == key
+
+
+def replay_on_engine(driver: Driver, cx: Any) -> tuple[Divergence | None, bool]:
+    """Replay a stored divergence's whole trace on the engine, comparing everything at every
+    step: the first divergence now (None: none, or the engine declines the position), and
+    whether it is the stored one (the same kind, field and rule)."""
+    d = cx.doc["divergence"]
+    key = (d["kind"], d["field"].split(".")[0], d["rule"])
+    doc = cx.doc["scenario"]
+    acts = [{k: v for k, v in a.items() if k != "expect"} for a in doc["actions"]]
+    try:
+        tr = driver.play(doc["setup"], scripted(acts, doc["setup"]), source=str(cx.path), steps=len(acts) + 1)
+    except EngineRefused:
+        return None, False
+    if tr.divergence is None:
+        return None, False
+    return tr.divergence, tr.divergence.key() == key
 
 
 def minimize(driver: Driver, tr: Trace, *, budget: int = 150) -> Trace:
@@ -373,7 +627,7 @@ def minimize(driver: Driver, tr: Trace, *, budget: int = 150) -> Trace:
     cards = ddmin(list(tr.setup["cards"]), lambda cs: test({**tr.setup, "cards": cs}, docs))
     setup = {**tr.setup, "cards": cards}
     try:
-        final = driver.play(setup, scripted(docs, setup), source=tr.source)
+        final = driver.play(setup, scripted(docs, setup), source=tr.source, steps=len(docs) + 1)
     except (EngineRefused, MtgcheckError):
         return tr
     if final.divergence is None or final.divergence.key() != key:
@@ -419,23 +673,54 @@ class Report:
     seconds: float = 0.0
     sources: dict[str, int] = field(default_factory=dict)
     found: list[tuple[Trace, Path | None, bool]] = field(default_factory=list)  # trace, stored at, new
+    #: How many traces ended in each distinct divergence (by key), and the shortest found before minimizing.
+    seen: dict[tuple[str, str, str], tuple[int, int]] = field(default_factory=dict)
+    #: Rule coverage: the in-scope rules of the generated positions' catalogues, and how often each fired.
+    coverage: dict[str, Any] = field(default_factory=dict)
+    #: Why the run ended early ("stopped: N identical faults ..."), or None.
+    stopped: str | None = None
     #: The first divergence that could not be stored (the others are then not tried).
     write_error: OutputError | None = None
 
     def to_json(self) -> dict[str, Any]:
+        def one(tr: Trace, p: Path | None, new: bool) -> dict[str, Any]:
+            assert tr.divergence is not None
+            n, shortest = self.seen.get(tr.divergence.key(), (1, len(tr.actions)))
+            return {**tr.divergence.to_json(), "source": tr.source, "actions": tr.actions,
+                    "stored": str(p) if p else None, "new": new, "traces": n, "shortest_found": shortest}
+
         return {"format": "mtgcheck.validate-report/1", "engine": self.engine, "version": self.version,
                 "seed": self.seed, "budget": self.budget, "traces": self.traces, "diverged": self.diverged, "steps": self.steps,
                 "refused_positions": self.refused, "engine_restarts": self.restarts,
-                "seconds": round(self.seconds, 2), "sources": self.sources,
-                "divergences": [{**tr.divergence.to_json(), "source": tr.source, "actions": tr.actions,
-                                 "stored": str(p) if p else None, "new": new}
-                                for tr, p, new in self.found if tr.divergence is not None]}
+                "seconds": round(self.seconds, 2), "sources": self.sources, "coverage": self.coverage,
+                "stopped": self.stopped,
+                "divergences": [one(tr, p, new) for tr, p, new in self.found if tr.divergence is not None]}
+
+
+#: How many of the shortest traces of each distinct divergence are minimized (the shortest
+#: minimized one is kept): ddmin is 1-minimal, not minimal, so a longer trace may shrink further.
+KEEP = 2
+
+
+def _size(tr: Trace) -> tuple[int, int]:
+    return len(tr.actions), len(tr.setup.get("cards", []))
+
+
+def _fault_signature(d: Divergence) -> tuple[str, str]:
+    """Two faults are identical when their kind and message agree (the engine's stderr aside)."""
+    return d.kind, str(d.engine_says).split(" (stderr:")[0]
 
 
 def run(spec: str, *, budget: int, seed: int, store_dir: str | None, scenario_files: Sequence[Path],
         call_timeout: float = 10.0, max_steps: int = 30, probe_rate: int = 8,
-        progress: Callable[[str], None] | None = None, warn: Callable[[str], None] | None = None) -> Report:
+        progress: Callable[[str], None] | None = None, warn: Callable[[str], None] | None = None,
+        max_faults: int = 3, show_progress: bool = False) -> Report:
     """Drive the engine through scenarios, stored counterexamples and ``budget`` generated games.
+
+    Each distinct divergence keeps its shortest traces (:data:`KEEP`), which are minimized;
+    the shortest result is reported and stored.  After ``max_faults`` identical engine faults
+    (0: never) the run stops: an engine that hangs on every trace would cost a full call
+    timeout per trace.  ``show_progress`` draws a progress bar on stderr (for a terminal).
 
     A divergence that cannot be stored (a write error, a symbolic link for the engine's
     folder) is kept in ``Report.write_error`` and the run carries on: the caller writes its
@@ -444,29 +729,58 @@ def run(spec: str, *, budget: int, seed: int, store_dir: str | None, scenario_fi
     t0 = time.monotonic()
     driver = Driver(spec, call_timeout=call_timeout, max_steps=max_steps)
     rep = Report(driver.info.name, driver.info.version, seed, budget)
-    first: dict[tuple[str, str, str], Trace] = {}
+    kept: dict[tuple[str, str, str], list[Trace]] = {}
+    faults: dict[tuple[str, str], int] = {}
+    bar = _Bar(show_progress)
 
     def record(tr: Trace) -> None:
         rep.traces += 1
-        if tr.divergence is not None:
+        d = tr.divergence
+        if d is not None:
             rep.diverged += 1
-            first.setdefault(tr.divergence.key(), tr)
+            key = d.key()
+            n, shortest = rep.seen.get(key, (0, len(tr.actions)))
+            rep.seen[key] = (n + 1, min(shortest, len(tr.actions)))
+            best = kept.setdefault(key, [])
+            best.append(tr)
+            best.sort(key=_size)  # stable: of two as short, the first found stays first
+            del best[KEEP:]
+            if d.kind in FAULTS and max_faults > 0:
+                sig = _fault_signature(d)
+                faults[sig] = faults.get(sig, 0) + 1
+                if faults[sig] >= max_faults and rep.stopped is None:
+                    rep.stopped = f"stopped: {max_faults} identical faults ({d.kind}: {sig[1]})"
+        bar.advance(f"{len(kept)} distinct divergences")
 
     try:
         scripted_traces = scenario_traces(driver.support, scenario_files, warn=warn)
+        setups = builtin_setups(driver.support)
+        bar.start(len(scripted_traces) + (budget if setups or scripted_traces else 0))
         for source, setup, acts in scripted_traces:
+            if rep.stopped:
+                break
             try:
-                record(driver.play(setup, scripted(acts, setup), source=source))
+                record(driver.play(setup, scripted(acts, setup), source=source, steps=len(acts) + 1))
                 rep.sources["scenarios"] = rep.sources.get("scenarios", 0) + 1
             except EngineRefused:
                 rep.refused += 1
-        setups = builtin_setups(driver.support) + [s for _, s, _ in scripted_traces]
-        if setups and budget > 0:
-            _generated(driver, setups, budget, seed, probe_rate, record, rep)
+                bar.advance()
+        generated_from = setups + [s for _, s, _ in scripted_traces]
+        per_setup = [in_scope_rules(driver.support, Session.begin(s, source="(coverage)", max_x=driver.support.max_x).cfg)
+                     for s in setups]
+        if generated_from and budget > 0 and not rep.stopped:
+            _generated(driver, generated_from, budget, seed, probe_rate, record, rep, bar, per_setup)
+        bar.stop()
         if progress:
-            progress(f"{rep.traces} traces, {driver.steps} steps, {len(first)} distinct divergences; minimizing")
-        for _key, tr in sorted(first.items()):
-            small = minimize(driver, tr)
+            progress(f"{rep.traces} traces, {driver.steps} steps, {len(kept)} distinct divergences"
+                     + (f"; {rep.stopped}" if rep.stopped else "") + "; minimizing")
+        universe = set().union(*per_setup)
+        fired = {r: n for r, n in sorted(driver.fired.items())}
+        rep.coverage = {"rules_reached": len(universe & set(fired)), "rules_in_catalogue": len(universe),
+                        "missing": sorted(universe - set(fired)),
+                        "fired": {r: fired.get(r, 0) for r in sorted(universe | set(fired))}}
+        for _key, trs in sorted(kept.items()):
+            small = min((minimize(driver, tr) for tr in trs), key=_size)
             path, new = None, False
             if store_dir is not None and rep.write_error is None:
                 from mtgcheck.store import store
@@ -477,6 +791,7 @@ def run(spec: str, *, budget: int, seed: int, store_dir: str | None, scenario_fi
                     rep.write_error = exc
             rep.found.append((small, path, new))
     finally:
+        bar.stop()
         rep.steps = driver.steps
         rep.restarts = driver.restarts
         driver.close()
@@ -484,9 +799,45 @@ def run(spec: str, *, budget: int, seed: int, store_dir: str | None, scenario_fi
     return rep
 
 
+class _Bar:
+    """A progress bar on stderr (rich), or nothing: off unless asked for (a terminal, not CI)."""
+
+    def __init__(self, on: bool) -> None:
+        self.on = on
+        self.progress: Any = None
+        self.task: Any = None
+
+    def start(self, total: int) -> None:
+        if not self.on or total <= 0:
+            return
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.progress = Progress(TextColumn("validating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                 TextColumn("{task.description}"), console=Console(stderr=True), transient=True)
+        self.progress.start()
+        self.task = self.progress.add_task("", total=total)
+
+    def advance(self, what: str | None = None) -> None:
+        if self.progress is not None:
+            self.progress.update(self.task, advance=1, **({"description": what} if what else {}))
+
+    def stop(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+            self.progress = None
+
+
 def _generated(driver: Driver, setups: list[dict[str, Any]], budget: int, seed: int, probe_rate: int,
-               record: Callable[[Trace], None], rep: Report) -> None:
-    """``budget`` games drawn by Hypothesis (seeded, no database, no shrinking: ddmin minimizes)."""
+               record: Callable[[Trace], None], rep: Report, bar: _Bar,
+               rules_of: Sequence[set[str]] = ()) -> None:
+    """``budget`` games drawn by Hypothesis (seeded, no database, no shrinking: ddmin minimizes).
+
+    Coverage-guided: half of the games start from a position whose catalogue (``rules_of``,
+    one set per leading position) still has a rule that never fired, and half of the choices
+    go to an action that fires such a rule when there is one, so that rare rules (a fourth
+    trigger on the stack, the legend rule) are reached within a small budget.
+    """
     from hypothesis import HealthCheck, Phase, given, settings, strategies as st
     from hypothesis import seed as hseed
 
@@ -495,12 +846,18 @@ def _generated(driver: Driver, setups: list[dict[str, Any]], budget: int, seed: 
               suppress_health_check=list(HealthCheck))
     @given(st.data())
     def one(data: st.DataObject) -> None:
-        setup = setups[data.draw(st.integers(0, len(setups) - 1), label="position")]
+        index = data.draw(st.integers(0, len(setups) - 1), label="position")
         # Long games (a divergence ends one early anyway): short ones rarely get past the first step.
         length = data.draw(st.integers(max(1, driver.max_steps // 2), driver.max_steps), label="length")
         # Choices come from a generator seeded by Hypothesis: uniform over the legal actions
         # (Hypothesis's own integer draws favour the first ones, here always "pass").
         rnd = random.Random(data.draw(st.integers(0, 2**32 - 1), label="choices"))
+        if rep.stopped:
+            return  # the remaining examples cost nothing (drawn all the same: Hypothesis replays draws)
+        unfired = [k for k, rules in enumerate(rules_of) if any(not driver.fired.get(r) for r in rules)]
+        if unfired and rnd.randrange(2) == 0:
+            index = rnd.choice(unfired)
+        setup = setups[index]
 
         def choose(i: int, cfg: Config, s: State, legal: list[Action]) -> Action | None:
             if i >= length:
@@ -511,14 +868,19 @@ def _generated(driver: Driver, setups: list[dict[str, Any]], budget: int, seed: 
                     return rnd.choice(wrong)
             # Leaving ends a two-player game at once and is legal at every step for everyone:
             # drawn like any action it would cut most games short.
+            if rnd.randrange(2) == 0:
+                new = [a for a in legal if (t := enabled_transition(cfg, s, a)) is not None and not driver.fired.get(t.rule)]
+                if new:
+                    return rnd.choice(new)
             staying = [a for a in legal if a.verb != "leave"]
             pool = staying if staying and rnd.randrange(8) else legal
             return rnd.choice(pool) if pool else None
 
         try:
-            record(driver.play(setup, choose, source=f"generated (seed {seed})"))
+            record(driver.play(setup, choose, source=f"generated (seed {seed})", probe=random.Random(rnd.random())))
             rep.sources["generated"] = rep.sources.get("generated", 0) + 1
         except EngineRefused:
             rep.refused += 1
+            bar.advance()
 
     one()

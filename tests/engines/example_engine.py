@@ -8,16 +8,21 @@ so the harness only sends positions inside it; any other setup is refused (``uns
 
 * 2 players; no Planechase, no player who left, no extra turns;
 * Slickshot Show-Off (a creature with plot; its trigger on a noncreature spell goes on the
-  stack), Test Plotted Shock (an instant with plot), Lightning Bolt, and the basic lands
-  (never cast, they only sit where they are);
+  stack), Test Plotted Shock (an instant with plot), Test Plotted Fireball (a sorcery with plot
+  and {X}, X up to 2), Lightning Bolt, and the basic lands (never cast, they only sit where they are);
 * the verbs pass, plot and cast; cast normally (paying the mana cost) or plotted (free).
 
 Mana is the protocol's abstract amount: a player gets ``setup.mana[p]`` at the start of each
 of their turns, and pays a cost by subtracting the card's mana value.
 
-``--broken`` breaks one rule on purpose: a plotted card may be cast on the turn it became
-plotted (CR 702.170d: only on a later turn).  ``--log FILE`` appends each exchange to FILE
-as one JSON object ``{"request": ..., "reply": ...}`` per line.
+``--broken[=BUG]`` breaks one rule on purpose (repeatable): ``plotted-same-turn`` (the default)
+a plotted card may be cast on the turn it became plotted (CR 702.170d: only on a later turn);
+``plot-timing`` plotting ignores sorcery timing (CR 702.170a); ``x-free`` X may be above 0 on a
+plotted (free) cast (CR 107.3b); ``cast-how`` a card may be "cast plotted" from the hand
+(CR 702.170d: only a plotted card in exile); ``no-lose`` a player at 0 life stays in the game
+(CR 704.5a).  ``--no-list`` says ``lists_actions: false`` (the harness then compares only the
+answers of ``apply``).  ``--log FILE`` appends each exchange to FILE as one JSON object
+``{"request": ..., "reply": ...}`` per line.
 """
 
 from __future__ import annotations
@@ -44,16 +49,19 @@ class CardDef:
     creature: bool = False
     toughness: int = 0
     instant: bool = False
+    x: bool = False  # {X} in its cost: it deals X damage
 
 
 LAND = CardDef()
 CARDS = {"Slickshot Show-Off": CardDef(cost=2, plot=2, creature=True, toughness=2),
          "Test Plotted Shock": CardDef(cost=2, plot=1, damage=2, instant=True),
+         "Test Plotted Fireball": CardDef(cost=1, plot=1, damage=1, x=True),
          "Lightning Bolt": CardDef(cost=1, damage=3, instant=True),
          **{land: LAND for land in ("Forest", "Island", "Mountain", "Plains", "Swamp")}}
 SUPPORTS = {"cards": sorted(CARDS), "planes": [], "verbs": ["pass", "plot", "cast"], "hows": ["normal", "plotted"],
             "observe": ["zones", "plotted", "turn", "active", "step", "priority", "stack", "life", "mana",
-                        "in_game", "game_over"], "players": [2], "max_x": 0, "lists_actions": True}
+                        "in_game", "game_over"], "players": [2], "max_x": 2, "lists_actions": True}
+BUGS = ("plotted-same-turn", "plot-timing", "x-free", "cast-how", "no-lose")
 
 
 @dataclass
@@ -69,6 +77,7 @@ class Card:
     obj: int = 0
     target: str | None = None
     target_obj: int = 0
+    x: int = 0
 
 
 class Unsupported(Exception):
@@ -78,7 +87,7 @@ class Unsupported(Exception):
 class Game:
     """One game, from a protocol ``setup`` object (the active player has priority)."""
 
-    def __init__(self, setup: dict[str, Any], broken: bool) -> None:
+    def __init__(self, setup: dict[str, Any], broken: frozenset[str]) -> None:
         if setup["players"] != 2 or setup.get("planechase") or setup.get("left") or setup.get("extra_turns"):
             raise Unsupported("only 2 players, without Planechase, left players or extra turns")
         unknown = sorted({c["card"] for c in setup["cards"]} - set(CARDS))
@@ -124,8 +133,10 @@ class Game:
             targets = [[]] if not d.damage else [[f"player:{q}"] for q in range(self.n)] + \
                 [[k.id] for k in self.cards.values() if CARDS[k.name].creature and k.id != c.id]
             for how in ("normal", "plotted"):
-                for t in targets:
-                    yield {"player": c.owner, "do": "cast", "card": c.id, "how": how, **({"targets": t} if t else {})}
+                for x in range(SUPPORTS["max_x"] + 1) if d.x else (0,):
+                    for t in targets:
+                        yield {"player": c.owner, "do": "cast", "card": c.id, "how": how, **({"x": x} if x else {}),
+                               **({"targets": t} if t else {})}
 
     def timing(self, p: int, rule: str) -> list[tuple[bool, str]]:
         """Sorcery timing: own turn, own main phase, empty stack (priority is checked first)."""
@@ -146,14 +157,18 @@ class Game:
         d = CARDS[c.name]
         if a["do"] == "plot":  # CR 702.170a: from your hand, paying the plot cost
             checks = [(c.zone == "hand", "the card is not in your hand (CR 702.170a)"),
-                      *self.timing(p, "CR 702.170a"), (self.mana[p] >= d.plot, "not enough mana for the plot cost")]
+                      *([] if "plot-timing" in self.broken else self.timing(p, "CR 702.170a")),
+                      (self.mana[p] >= d.plot, "not enough mana for the plot cost")]
         elif a["how"] == "normal":
             checks = [(c.zone == "hand", "the card is not in your hand (CR 601.2a)"),
                       *([] if d.instant else self.timing(p, "CR 307.1")),
-                      (self.mana[p] >= d.cost, "not enough mana (CR 601.2g)")]
+                      (self.mana[p] >= d.cost + a.get("x", 0), "not enough mana (CR 601.2g)")]
         else:  # CR 702.170d: a plotted card, on a later turn, at sorcery speed, for free
-            checks = [(c.zone == "exile" and c.plotted > 0, "the card is not a plotted card in exile (CR 702.170d)"),
-                      (c.plotted < self.turn or self.broken, "plotted this turn (CR 702.170d)"),
+            checks = [((c.zone == "exile" and c.plotted > 0) or ("cast-how" in self.broken and c.zone == "hand"),
+                       "the card is not a plotted card in exile (CR 702.170d)"),
+                      (c.plotted < self.turn or "plotted-same-turn" in self.broken, "plotted this turn (CR 702.170d)"),
+                      (a.get("x", 0) == 0 or "x-free" in self.broken,
+                       "X must be 0 when the spell is cast without paying its mana cost (CR 107.3b)"),
                       *self.timing(p, "CR 702.170d")]
         t = a.get("targets", [None])[0]
         checks.append((t is None or self.targetable(t), "not a legal target (CR 601.2c)"))
@@ -206,9 +221,11 @@ class Game:
     def cast(self, a: dict[str, Any]) -> None:
         c, p = self.cards[a["card"]], a["player"]
         d = CARDS[c.name]
-        self.mana[p] -= (d.cost or 0) if a["how"] == "normal" else 0  # CR 702.170d: plotted is free
+        x = a.get("x", 0)
+        self.mana[p] -= (d.cost or 0) + x if a["how"] == "normal" else 0  # CR 702.170d: plotted is free
         t = a.get("targets", [None])[0]
         self.move(c, "stack")  # CR 601.2a
+        c.x = x
         c.target, c.target_obj = t, self.cards[t].obj if t in self.cards else 0
         if not d.creature:  # CR 603.3: Show-Off's trigger goes on the stack, once per Show-Off
             self.stack += [(PUMP, p) for k in self.cards.values()
@@ -222,10 +239,11 @@ class Game:
             self.move(c, "battlefield")  # CR 608.3: a permanent spell enters the battlefield
         elif c is not None:
             t = c.target
+            damage = c.x if CARDS[c.name].x else CARDS[c.name].damage
             if t is not None and t.startswith("player:") and self.in_game[int(t[7:])]:
-                self.life[int(t[7:])] -= CARDS[c.name].damage
+                self.life[int(t[7:])] -= damage
             elif t in self.cards and self.cards[t].zone == "battlefield" and self.cards[t].obj == c.target_obj:
-                self.cards[t].damage += CARDS[c.name].damage
+                self.cards[t].damage += damage
             # CR 608.2b: with its target gone it doesn't resolve; either way it ends in the graveyard.
             self.move(c, "graveyard")
         self.give_priority_to_active()
@@ -250,14 +268,16 @@ class Game:
         if zone == "stack":
             self.stack.append((c.id, c.owner))
         self.next_obj += 1
-        c.zone, c.obj, c.plotted, c.damage, c.target = zone, self.next_obj, 0, 0, None
+        c.zone, c.obj, c.plotted, c.damage, c.target, c.x = zone, self.next_obj, 0, 0, None, 0
 
     def state_based_actions(self) -> None:
         for c in self.cards.values():  # CR 704.5g: lethal damage destroys a creature
             if c.zone == "battlefield" and CARDS[c.name].creature and c.damage >= CARDS[c.name].toughness:
                 self.move(c, "graveyard")
         # CR 704.5a, 704.5b: a player at 0 life, or who drew from an empty library, loses.
-        for p in [p for p in range(self.n) if self.in_game[p] and (self.life[p] <= 0 or self.drew_empty[p])]:
+        lost = [p for p in range(self.n) if self.in_game[p] and (self.drew_empty[p] or
+                                                                 (self.life[p] <= 0 and "no-lose" not in self.broken))]
+        for p in lost:
             self.in_game[p] = False  # CR 800.4a: they leave with their cards and abilities
             for c in self.cards.values():
                 if c.owner == p and c.zone != "outside":
@@ -275,13 +295,16 @@ class Game:
                 "in_game": [p for p in range(self.n) if self.in_game[p]], "game_over": self.game_over}
 
 
-def answer(request: dict[str, Any], state: dict[str, Any], broken: bool) -> dict[str, Any]:
+def answer(request: dict[str, Any], state: dict[str, Any], broken: frozenset[str] = frozenset(),
+           lists: bool = True) -> dict[str, Any]:
     """The reply to one request; ``state["game"]`` holds the game set up last."""
     op = request.get("op")
     if op == "hello" and request.get("protocol") != PROTOCOL:
         return {"ok": False, "error": f"this engine speaks {PROTOCOL} only"}
     if op == "hello":
-        return {"ok": True, "name": "example-broken" if broken else "example", "version": "1.0", "supports": SUPPORTS}
+        name = ("example" if not broken else "example-broken" if broken == {"plotted-same-turn"}
+                else "example-broken-" + "+".join(sorted(broken)))
+        return {"ok": True, "name": name, "version": "1.0", "supports": {**SUPPORTS, "lists_actions": lists}}
     if op == "setup":
         try:
             state["game"] = Game(request["setup"], broken)
@@ -302,7 +325,9 @@ def answer(request: dict[str, Any], state: dict[str, Any], broken: bool) -> dict
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--broken", action="store_true", help="allow casting a plotted card the turn it was plotted")
+    parser.add_argument("--broken", nargs="?", const="plotted-same-turn", action="append", choices=BUGS, default=[],
+                        help="break one rule on purpose (repeatable; default: plotted-same-turn)")
+    parser.add_argument("--no-list", action="store_true", help="say lists_actions: false")
     parser.add_argument("--log", help="append every request and its reply to this file")
     args = parser.parse_args(argv)
     state: dict[str, Any] = {}
@@ -312,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
         request: Any = line.rstrip("\n")
         try:
             request = json.loads(line)
-            reply = answer(request, state, args.broken)
+            reply = answer(request, state, frozenset(args.broken), not args.no_list)
         except Exception as exc:  # noqa: BLE001 - a bad request or a bug: answer, the harness reports it
             reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
         if args.log:  # before replying, so that the log is complete once the reply is read
