@@ -11,17 +11,17 @@ from __future__ import annotations
 from itertools import product
 from typing import Any, Iterable
 
-from .vocabulary import Action, Cond, Transition
+from .card_rules import card_rules, face_rules, plane_rules, registry
 from .cards import Face
 from .common import acting, is_main_phase, sorcery_timing
 from .config import Config, Slot
-from .logic import And, If, Or, Sum, put
+from .logic import Or, Sum, put
 from .planechase import faceup_index
-from .state import (AB_LILAH_PLOT, AB_PROWESS, AB_SHOWOFF, BATTLEFIELD, EXILE, FB_MANA_COST, FB_NONE,
-                    FB_PRINTED, FLASHBACK, FREE, GRAVEYARD, HAND, LEFT, NORMAL, PLOTTED, RIGHT, STACK,
-                    WHOLE, State)
-from .targets import FACE_TARGETS, legal_now, target_domain
+from .state import (BATTLEFIELD, EXILE, FB_MANA_COST, FB_NONE, FB_PRINTED, FLASHBACK, FREE, GRAVEYARD, HAND, LEFT,
+                    NORMAL, PL_FACEUP, PLOTTED, RIGHT, STACK, WHOLE, State)
+from .targets import legal_now, target_domain
 from .turns import after_action
+from .vocabulary import Action, Cond, Transition
 from .zones import move, push_ability
 
 FROM_ZONE = {NORMAL: HAND, FREE: HAND, FLASHBACK: GRAVEYARD, PLOTTED: EXILE}
@@ -32,18 +32,17 @@ def face_of(card_faces: tuple[Face, ...], half: int) -> Face:
 
 
 def otaria_up(cfg: Config, s: State) -> Any:
-    """Otaria is the face-up plane: instants and sorceries in graveyards have flashback."""
-    idx = [k for k, ps in enumerate(cfg.planes) if ps.plane.name == "Otaria"]
-    from .state import PL_FACEUP
-
+    """A face-up plane gives instants and sorceries in graveyards flashback equal to their
+    mana cost (Otaria: its registry entry's ``grants_flashback``)."""
+    idx = [k for k, ps in enumerate(cfg.planes) if plane_rules(ps.plane.name).grants_flashback]
     return Or(*[s.pl_zone[k] == PL_FACEUP for k in idx]) if idx else False
 
 
-def aven_tax(cfg: Config, s: State, p: int) -> Any:
-    """Aven Interrupter: spells its controller's opponents cast from graveyards or from
-    exile cost {2} more, for each such Aven (CR 601.2f: increases add up)."""
-    avens = [k for k in cfg.named("Aven Interrupter") if cfg.slots[k].owner != p]
-    return Sum(If(s.zone[k] == BATTLEFIELD, 2, 0) for k in avens)
+def cost_increases(cfg: Config, s: State, p: int, how: int) -> Any:
+    """CR 601.2f: what permanents on the battlefield add to the cost of player ``p``'s spell
+    cast this way (Aven Interrupter's tax); increases add up."""
+    return Sum(rules.cost_increase(cfg, s, k, p, how) for k, sl in enumerate(cfg.slots)
+               for rules in (card_rules(sl.card.name),) if rules.cost_increase is not None)
 
 
 def _instances(cfg: Config, j: int, sl: Slot) -> Iterable[Action]:
@@ -62,7 +61,7 @@ def _instances(cfg: Config, j: int, sl: Slot) -> Iterable[Action]:
             fbs = ((FB_PRINTED,) if card.flashback_cost is not None else ()) + (FB_MANA_COST,)
         else:
             fbs = (FB_NONE,)
-        tgts = target_domain(cfg, FACE_TARGETS.get(face.name), j)
+        tgts = target_domain(cfg, face_rules(face.name).target, j)
         for x, k, fb, t, sac in product(xs, kicks, fbs, tgts, sacs):
             yield Action("cast", p, card=j, how=how, x=x, kicker=k, half=half, flashback=fb, target=t, sacrifice=sac)
 
@@ -80,8 +79,7 @@ def total_cost(cfg: Config, s: State, a: Action) -> Any:
     else:
         base = 0  # CR 118.9: "without paying its mana cost"
     kick = card.kicker_cost if a.kicker else 0  # CR 118.8: kicker may join any cost (ruling 5)
-    tax = aven_tax(cfg, s, a.player) if a.how in (FLASHBACK, PLOTTED) else 0
-    return base + kick + tax
+    return base + kick + cost_increases(cfg, s, a.player, a.how)
 
 
 def _conds(cfg: Config, a: Action) -> list[Cond]:
@@ -111,7 +109,7 @@ def _conds(cfg: Config, a: Action) -> list[Cond]:
                  lambda s: s.stack_size == 0),
         ]
     elif a.how == FREE:
-        omnis = tuple(k for k in cfg.named("Omniscience") if cfg.slots[k].owner == p)
+        omnis = tuple(k for k, sl in enumerate(cfg.slots) if sl.owner == p and card_rules(sl.card.name).lets_cast_free)
         conds.append(Cond("free.omniscience", "118.9", "nothing lets you cast this spell without paying its mana cost",
                           lambda s: Or(*[s.zone[k] == BATTLEFIELD for k in omnis]) if omnis else False))
     elif a.how == FLASHBACK and a.flashback == FB_MANA_COST:
@@ -125,7 +123,7 @@ def _conds(cfg: Config, a: Action) -> list[Cond]:
     if a.x and a.how in (PLOTTED, FREE):
         conds.append(Cond("cost.x-zero", "107.3b", "X must be 0 when the spell is cast without paying its mana cost",
                           lambda s: False))
-    kind = FACE_TARGETS.get(face.name)
+    kind = face_rules(face.name).target
     if kind is not None:
         t = a.target
         conds.append(Cond("cast.target", "601.2c", "the chosen target is not a legal target",
@@ -180,22 +178,21 @@ def cast_effect(cfg: Config, s: State, a: Action) -> State:
 
 
 def cast_triggers(cfg: Config, s: State, j: int, p: int, face: Face, how: int) -> State:
-    """CR 603.2 / 603.3b: abilities that trigger on casting go on the stack, in a fixed order."""
+    """CR 603.2 / 603.3b: abilities that trigger on casting go on the stack, in a fixed order:
+    by ability kind, then by card slot (the registry's cast triggers: prowess, Slickshot
+    Show-Off, Lilah)."""
     card = cfg.slots[j].card
-    noncreature = not card.is_("Creature")
-    for k in cfg.named("Slickshot Show-Off"):
-        if cfg.slots[k].owner == p and noncreature:
-            s = push_ability(cfg, s, AB_SHOWOFF, p, k, when=s.zone[k] == BATTLEFIELD)
-    for k in cfg.named("Lilah, Undefeated Slickshot"):
-        if cfg.slots[k].owner != p:
+    for trig in registry().cast_triggers:
+        if not trig.triggers_on(card, face, how):
             continue
-        on = s.zone[k] == BATTLEFIELD
-        if noncreature:
-            s = push_ability(cfg, s, AB_PROWESS, p, k, when=on)  # CR 702.108a: prowess
-        # Lilah: a multicoloured instant or sorcery spell cast from your hand. CR 709.3: on
-        # the stack a split card has only the half cast, so Fire is not multicoloured.
-        if card.instant_or_sorcery and face.multicoloured and how in (NORMAL, FREE):
-            s = push_ability(cfg, s, AB_LILAH_PLOT, p, k, when=on, target=cfg.players + j, target_oid=s.oid[j])
+        for k, sl in enumerate(cfg.slots):
+            if sl.owner != p or not trig.applies_to(sl.card):
+                continue
+            if trig.targets_spell:
+                s = push_ability(cfg, s, trig.kind, p, k, when=s.zone[k] == BATTLEFIELD, target=cfg.players + j,
+                                 target_oid=s.oid[j])
+            else:
+                s = push_ability(cfg, s, trig.kind, p, k, when=s.zone[k] == BATTLEFIELD)
     return s
 
 
@@ -207,4 +204,4 @@ def transitions(cfg: Config) -> Iterable[Transition]:
             yield Transition(a, "cast", "601.2", tuple(_conds(cfg, a)), lambda s, a=a: cast_effect(cfg, s, a))
 
 
-__all__ = ["transitions", "total_cost", "otaria_up", "faceup_index", "FROM_ZONE", "And"]
+__all__ = ["transitions", "total_cost", "otaria_up", "cost_increases", "faceup_index", "FROM_ZONE"]

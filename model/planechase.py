@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from .card_rules import plane_rules, register_ability
 from .vocabulary import Action, Cond, Transition
 from .common import acting, is_main_phase
 from .config import Config
@@ -145,32 +146,23 @@ def _roll(cfg: Config, s: State, p: int, res: str) -> State:
 
 
 def resolve_chaos(cfg: Config, s: State, a: int) -> State:
-    """The chaos ability of the plane that triggered (its text, with "you" = the ability's
-    controller, the planar controller when it triggered: CR 311.5)."""
-    ctrl, src = s.ab_ctrl[a], s.ab_src[a]
+    """The chaos ability of the plane that triggered: its registry entry (:mod:`.card_texts`),
+    with "you" the ability's controller, the planar controller when it triggered (CR 311.5)."""
+    src = s.ab_src[a]
     for k, ps in enumerate(cfg.planes):
-        mine = src == k
-        name = ps.plane.name
-        if name == "Otaria":
-            # Otaria: whenever chaos ensues, take an extra turn after this one (CR 500.7).
-            # Mutant clause "planechase.one-extra-turn-per-chaos": two extra turns instead.
-            adds = 1 if cfg.on("planechase.one-extra-turn-per-chaos") else 2
-            for _ in range(adds):
-                cnt = Count(e != -1 for e in s.extra)
-                full = cnt >= cfg.extra_slots
-                s = s.replace(extra=tuple(If(And(mine, cnt == i), ctrl, s.extra[i]) for i in range(cfg.extra_slots)),
-                              overflow=If(And(mine, full), 1, s.overflow))
-            s = s.replace(chaos_extra=s.chaos_extra + If(mine, 1, 0))
-        elif name == "Test Plane Tally Grounds":
-            same = And(mine, s.pl_zone[k] == PL_FACEUP, s.pl_oid[k] == s.ab_target_oid[a])
-            s = s.replace(pl_counters=put(s.pl_counters, k, If(same, s.pl_counters[k] + 1, s.pl_counters[k])))
-        elif name == "Test Plane Still Waters":
-            s = s.replace(life=tuple(If(And(mine, ctrl == p), s.life[p] + 2, s.life[p]) for p in range(cfg.players)))
+        chaos = plane_rules(ps.plane.name).chaos
+        if chaos is not None:
+            s = chaos(cfg, s, k, a, src == k)
     return s
 
 
 def resolve_planeswalk(cfg: Config, s: State, a: int) -> State:
     return planeswalk(cfg, s, s.ab_ctrl[a])
+
+
+# The two triggered abilities every plane has in a Planechase game (CR 311.7, 901.8).
+register_ability(AB_CHAOS, resolve_chaos, planar=True)
+register_ability(AB_PLANESWALK, resolve_planeswalk, planar=True)
 
 
 def remove_planes_of(cfg: Config, s: State, p: int) -> tuple[State, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from .card_rules import card_rules
 from .vocabulary import Action, Cond, Transition
 from .common import acting, is_main_phase
 from .config import Config
@@ -49,7 +50,8 @@ def fblthp_plot_cost(cfg: Config, j: int) -> int:
 
 
 def transitions(cfg: Config) -> Iterable[Transition]:
-    fblthps = cfg.named("Fblthp, Lost on the Range")
+    # CR 702.170f: permanents that let their owner plot from the top of the library (Fblthp).
+    fblthps = [k for k, sl in enumerate(cfg.slots) if card_rules(sl.card.name).plots_top_of_library]
     for j, sl in enumerate(cfg.slots):
         p, card = sl.owner, sl.card
         if card.plot_cost is not None:

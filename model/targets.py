@@ -1,4 +1,6 @@
-"""What each spell face targets (CR 115, 601.2c), and whether a target is still legal (608.2b).
+"""Targets (CR 115, 601.2c): the encoding, what each kind of target can name, and whether a
+target is still legal (608.2b).  Which kind each face targets is its registry entry
+(:mod:`.card_texts`).
 
 Targets are encoded in one integer: ``0..P-1`` a player, ``P + j`` the card in slot ``j``.
 """
@@ -10,18 +12,6 @@ from typing import Any
 from .config import Config
 from .logic import And, If, Or, at
 from .state import BATTLEFIELD, STACK, State
-
-# Each face's target kind. Faces with no entry have no target.
-FACE_TARGETS = {
-    "Lightning Bolt": "any", "Blaze": "any", "Burst Lightning": "any", "Fire": "any",
-    "Test Plotted Fireball": "any", "Test Plotted Shock": "any",
-    "Counterspell": "spell", "Remand": "spell",
-    "Deep Analysis": "player",
-    "Bone Splinters": "creature",
-    "Ice": "permanent",
-    "Ancient Grudge": "artifact",
-}
-
 
 def target_domain(cfg: Config, kind: str | None, me: int) -> tuple[int, ...]:
     """Every encoded target a face of this kind could ever name in this configuration."""

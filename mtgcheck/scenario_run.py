@@ -16,7 +16,7 @@ from mtgcheck.model.config import VARIANTS, Config
 from mtgcheck.model.observe import observe
 from mtgcheck.model.setup import Position, build
 from mtgcheck.model.state import FB_MANA_COST, FB_PRINTED, HALVES, HOWS, State
-from mtgcheck.model.targets import FACE_TARGETS
+from mtgcheck.model.card_rules import face_rules
 from mtgcheck.scenario_format import ActionSpec, Scenario, Setup, load_scenario
 
 
@@ -153,7 +153,7 @@ def _refusal(cfg: Config, s: State, a: Action) -> Refusal | None:
     r = why_illegal(cfg, s, a)
     if r is not None and r.cond == "catalogue" and a.verb == "cast":
         face = cfg.slots[a.card].card.faces[1 if a.half == 2 else 0]
-        if FACE_TARGETS.get(face.name) and a.target < 0:
+        if face_rules(face.name).target and a.target < 0:
             return Refusal("601.2c", f"{face.name} needs a target", "cast.no-target")
     return r
 
