@@ -65,10 +65,14 @@ def Or(*xs: Val) -> Val:
 
 
 def Not(x: Val) -> Val:
+    if not _SYMBOLIC[0]:
+        return not x
     return z3.Not(x) if is_sym(x) else not x
 
 
 def Implies(a: Val, b: Val) -> Val:
+    if not _SYMBOLIC[0]:
+        return not a or bool(b)
     return Or(Not(a), b)
 
 
@@ -101,7 +105,7 @@ def Count(conds: Iterable[Val]) -> Val:
 
 def at(seq: Sequence[T], i: Val) -> T:
     """``seq[i]`` for a concrete or a symbolic index (an ``If`` chain over the bound)."""
-    if not is_sym(i):
+    if not _SYMBOLIC[0] or not is_sym(i):
         return seq[i]
     out = seq[-1]
     for j in range(len(seq) - 2, -1, -1):
@@ -111,7 +115,7 @@ def at(seq: Sequence[T], i: Val) -> T:
 
 def put(seq: tuple[T, ...], i: Val, v: T) -> tuple[T, ...]:
     """``seq`` with position ``i`` replaced by ``v`` (``i`` concrete or symbolic)."""
-    if not is_sym(i):
+    if not _SYMBOLIC[0] or not is_sym(i):
         return seq[:i] + (v,) + seq[i + 1 :]
     return tuple(If(i == j, v, x) for j, x in enumerate(seq))
 

@@ -11,10 +11,10 @@ order and the active player break that symmetry).
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Callable
+from typing import Any, Callable
 
 from mtgcheck.model.config import Config
-from mtgcheck.model.state import (BY_CARD, FIELDS, LAYOUT, OID_FIELDS, PLANE_SOURCED, REF, SLOT, SOURCE, TURN_FIELDS,
+from mtgcheck.model.state import (BY_CARD, FIELDS, LAYOUT, Decl, OID_FIELDS, PLANE_SOURCED, REF, SLOT, SOURCE, TURN_FIELDS,
                                   State)
 
 @lru_cache(maxsize=64)
@@ -25,36 +25,39 @@ def groups(cfg: Config) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(g) for g in by.values() if len(g) > 1)
 
 
-@lru_cache(maxsize=64)
-def _plan(cfg: Config) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    """From the layout: fields indexed by card slot; fields holding a REF, a SLOT, an ability
-    SOURCE (each renamed with the slots they point at); fields holding object ids."""
-    by = lambda pred: tuple(d.name for d in LAYOUT if pred(d))  # noqa: E731
-    return (by(lambda d: d.index == BY_CARD), by(lambda d: d.holds == REF), by(lambda d: d.holds == SLOT),
-            by(lambda d: d.holds == SOURCE), OID_FIELDS)
+def _fields(pred: Callable[[Decl], bool]) -> tuple[str, ...]:
+    return tuple(d.name for d in LAYOUT if pred(d))
+
+
+# From the layout: the fields indexed by card slot (permuted with the slots), and the fields
+# holding a REF, a SLOT or an ability SOURCE (renamed with the slots they point at).
+_CARD = _fields(lambda d: d.index == BY_CARD)
+_REFS = _fields(lambda d: d.holds == REF)
+_SLOTS = _fields(lambda d: d.holds == SLOT)
+_SOURCES = _fields(lambda d: d.holds == SOURCE)
 
 
 def rename(cfg: Config, s: State, perm: list[int]) -> State:
     """The state with card slot ``j`` moved to slot ``perm[j]``, references included."""
     P, n = cfg.players, cfg.n
-    card_fields, refs, slots, sources, _ = _plan(cfg)
-    vals: dict[str, object] = {}
-    for f in card_fields:
+    inv = [0] * n
+    for j in range(n):
+        inv[perm[j]] = j
+    vals: dict[str, Any] = {}
+    for f in _CARD:
         old = getattr(s, f)
-        new = [0] * n
-        for j in range(n):
-            new[perm[j]] = old[j]
-        vals[f] = new
-    for f in refs:  # -1 none, 0..P-1 a player, P+j card slot j
+        vals[f] = tuple([old[inv[k]] for k in range(n)])
+    for f in _REFS:  # -1 none, 0..P-1 a player, P+j card slot j
         v = vals.get(f, getattr(s, f))
-        vals[f] = [t if t < P else P + perm[t - P] for t in v] if isinstance(v, (list, tuple)) else \
+        vals[f] = tuple([t if t < P else P + perm[t - P] for t in v]) if isinstance(v, tuple) else \
             (v if v < P else P + perm[v - P])
-    for f in slots:  # -1 none, else a card slot
+    for f in _SLOTS:  # -1 none, else a card slot
         v = getattr(s, f)
         vals[f] = tuple(perm[t] if t >= 0 else t for t in v) if isinstance(v, tuple) else (perm[v] if v >= 0 else v)
-    for f in sources:  # per ability slot: a card slot unless the slot is empty or the ability is a plane's
-        vals[f] = [perm[src] if kind and kind not in PLANE_SOURCED else src for src, kind in zip(getattr(s, f), s.ab_kind, strict=True)]
-    return s.replace(**{f: tuple(v) if isinstance(v, list) else v for f, v in vals.items()})
+    for f in _SOURCES:  # per ability slot: a card slot unless the slot is empty or the ability is a plane's
+        vals[f] = tuple([perm[src] if kind and kind not in PLANE_SOURCED else src
+                         for src, kind in zip(getattr(s, f), s.ab_kind, strict=True)])
+    return s.replace(**vals)
 
 
 def canonical(cfg: Config, s: State, turns: bool = False) -> State:
@@ -77,7 +80,7 @@ def canonicalizer(cfg: Config, turns: bool = False) -> Callable[[State], State]:
     """:func:`canonical` for one configuration, with everything that depends only on the
     configuration and the layout worked out once (the graph search calls it on every state)."""
     gs = groups(cfg)
-    card_idx = [FIELDS.index(f) for f in _plan(cfg)[0]]
+    card_idx = [FIELDS.index(f) for f in _CARD]
     renumbered = [_renumberer(OID_FIELDS)] + ([_renumberer(TURN_FIELDS)] if turns else [])
     n = cfg.n
 
