@@ -82,6 +82,7 @@ def main() -> None:
     ap.add_argument("--old", default="HEAD", help="the commit to compare with (default HEAD), or a source tree")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--max-turn", type=int, default=0, help="override the configurations' turn bound")
+    ap.add_argument("--new", default=str(ROOT), help="the source tree to measure (default: this working tree)")
     ap.add_argument("--only", nargs="*", default=[])
     ap.add_argument("--checker", choices=("graph", "hypothesis"), default="graph",
                     help="hypothesis: steps/s of the Hypothesis checker (seed 0), same verdicts checked")
@@ -96,9 +97,9 @@ def main() -> None:
         runs: dict[str, list[dict[str, tuple[int, float, object]]]] = {"old": [], "new": []}
         for _ in range(args.repeats):
             runs["old"].append(run(tmp, args.only, args.max_turn, args.checker))
-            runs["new"].append(run(str(ROOT), args.only, args.max_turn, args.checker))
+            runs["new"].append(run(args.new, args.only, args.max_turn, args.checker))
     what = "graph search (states)" if args.checker == "graph" else "Hypothesis, seed 0 (steps)"
-    print(f"{what}, old = {args.old}, new = working tree; median of {args.repeats} alternated runs")
+    print(f"{what}, old = {args.old}, new = {args.new}; median of {args.repeats} alternated runs")
     print(f"{'config':<11} {'count old':>10} {'count new':>10} {'old /s':>9} {'new /s':>9} {'ratio':>6} "
           f"{'old s':>7} {'new s':>7} same")
     for name in runs["new"][0]:
