@@ -48,6 +48,8 @@ KINDS = {
     "protocol": "broke the protocol",
 }
 FAULTS = ("crash", "hang", "garbage", "protocol")
+#: The keys of a scenario action that are the expected verdict, not part of the action.
+VERDICT_KEYS = ("expect", "rule")
 
 
 @dataclass(frozen=True)
@@ -516,7 +518,7 @@ def scenario_traces(support: Support, files: Sequence[Path], *,
         setup = doc["setup"]
         if supported_setup(support, setup) != setup:
             continue
-        acts = [{k: v for k, v in a.items() if k != "expect"} for a in doc["actions"]]
+        acts = [{k: v for k, v in a.items() if k not in VERDICT_KEYS} for a in doc["actions"]]
         out.append((str(f), setup, acts))
     return out
 
@@ -597,7 +599,7 @@ def replay_on_engine(driver: Driver, cx: Any) -> tuple[Divergence | None, bool]:
     d = cx.doc["divergence"]
     key = (d["kind"], d["field"].split(".")[0], d["rule"])
     doc = cx.doc["scenario"]
-    acts = [{k: v for k, v in a.items() if k != "expect"} for a in doc["actions"]]
+    acts = [{k: v for k, v in a.items() if k not in VERDICT_KEYS} for a in doc["actions"]]
     try:
         tr = driver.play(doc["setup"], scripted(acts, doc["setup"]), source=str(cx.path), steps=len(acts) + 1)
     except EngineRefused:
