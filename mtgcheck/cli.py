@@ -96,7 +96,8 @@ def scenario(files: tuple[str, ...], json_out: str | None, quiet: bool) -> int:
         for v in rep.verdicts:
             verdict = "legal" if v.legal else f"illegal (CR {v.refusal.cr}: {v.refusal.why})" if v.refusal else "illegal"
             mark = "  " if v.ok else "!!"
-            want = f" [expected {v.expected or 'legal'}]" if not v.ok else ""
+            by = f" by CR {v.rule}" if v.rule else ""
+            want = f" [expected {v.expected or 'legal'}{by}]" if not v.ok else ""
             click.echo(f"  {mark} #{v.index} {v.text}: {verdict}{want}")
         for m in rep.mismatches:
             click.echo(f"  !! {m}")

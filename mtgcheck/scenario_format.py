@@ -140,6 +140,8 @@ class ActionSpec:
     expect: str | None
     #: The verb's arguments exactly as in the file, e.g. ``{"card": "show", "how": "plotted"}``.
     args: dict[str, Any]
+    #: With ``expect: "illegal"``, the CR rule that must refuse it (``"702.170d"``), or None.
+    rule: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -622,6 +624,9 @@ class _Semantics:
 
     def check_action(self, where: tuple[str, int], action: dict[str, Any]) -> None:
         self.player((*where, "player"), action["player"])
+        if "rule" in action and action.get("expect") != "illegal":
+            # The rule that refuses an action: only an action expected to be refused has one.
+            self.add((*where, "rule"), 'a rule only with "expect": "illegal"', action["rule"])
         if "card" in action:
             self.card_ref((*where, "card"), action["card"])
         for key in ("cards", "sacrifice"):
@@ -723,7 +728,8 @@ def _build(doc: dict[str, Any], path: str) -> Scenario:
         ActionSpec(index=i, player=action["player"], verb=action["do"],
                    expect=action.get("expect"),
                    args={key: value for key, value in action.items()
-                         if key not in ("player", "do", "expect")})
+                         if key not in ("player", "do", "expect", "rule")},
+                   rule=action.get("rule"))
         for i, action in enumerate(doc["actions"]))
     return Scenario(
         path=path,

@@ -28,6 +28,7 @@ class ActionVerdict:
     expected: str | None
     refusal: Refusal | None
     ok: bool
+    rule: str | None = None  # the rule the file expects to refuse the action
 
 
 @dataclass
@@ -47,6 +48,7 @@ class ScenarioReport:
         return {
             "file": self.path, "name": self.name, "rules": list(self.rules), "passed": self.passed,
             "actions": [{"index": v.index, "action": v.text, "legal": v.legal, "expected": v.expected,
+                         **({"expected_rule": v.rule} if v.rule else {}),
                          "refused_by": None if v.refusal is None else {"cr": v.refusal.cr, "why": v.refusal.why},
                          "ok": v.ok} for v in self.verdicts],
             "mismatches": self.mismatches, "final": self.final,
@@ -168,7 +170,9 @@ def run(sc: Scenario, disabled: frozenset[str] = frozenset()) -> ScenarioReport:
         legal = refusal is None
         expected = spec.expect
         ok = legal if expected in (None, "legal") else not legal
-        rep.verdicts.append(ActionVerdict(spec.index, describe(cfg, a), legal, expected, refusal, ok))
+        if ok and spec.rule is not None and refusal is not None and refusal.cr != spec.rule:
+            ok = False  # refused, but by another rule than the file says (STYLE.md: strict)
+        rep.verdicts.append(ActionVerdict(spec.index, describe(cfg, a), legal, expected, refusal, ok, spec.rule))
         if legal:
             t = enabled_transition(cfg, s, a)
             assert t is not None

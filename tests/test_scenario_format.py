@@ -343,7 +343,7 @@ def test_missing_required_key(tmp_path: Path, spoil: Callable[[Any], Any], field
     (lambda d: d["setup"]["cards"][0].__setitem__("tapped", True), "setup.cards[0].tapped",
      "keys of setup.cards[0]:"),
     (lambda d: d["actions"][0].__setitem__("how", "plotted"), "actions[0].how",
-     "keys of a 'plot' action: player, do, expect, card, from"),
+     "keys of a 'plot' action: player, do, expect, rule, card, from"),
     (lambda d: d["actions"][1].__setitem__("cards", []), "actions[1].cards",
      "keys of a 'cast' action"),
     (lambda d: d["expect"].__setitem__("hand_size", 3), "expect.hand_size", "keys of expect"),
@@ -761,7 +761,7 @@ def test_the_schema_and_the_module_agree() -> None:
     assert tuple(defs["expectZone"]["enum"]) == EXPECT_ZONES
     for verb, arguments in VERB_ARGUMENTS.items():
         keys = tuple(defs[f"{verb}Action"]["properties"])
-        assert keys == ("player", "do", "expect", *arguments), verb
+        assert keys == ("player", "do", "expect", "rule", *arguments), verb
 
 
 def test_every_object_of_the_schema_is_closed() -> None:

@@ -76,6 +76,7 @@ def test_failing_expectation_exits_1(tmp_path: Path) -> None:
 
     doc = json.loads((ROOT / "tests" / "scenarios" / "plot-waits-a-turn.json").read_text())
     doc["actions"][1]["expect"] = "legal"  # the model refuses it (CR 702.170d)
+    del doc["actions"][1]["rule"]
     p = tmp_path / "wrong.json"
     p.write_text(json.dumps(doc))
     r = _cli("scenario", str(p), "--json", str(tmp_path / "out.json"))
@@ -121,3 +122,28 @@ def test_error_found_while_running_does_not_stop_later_files(tmp_path: Path) -> 
     reports = json.loads(out.read_text())["reports"]
     assert reports[0]["file"] == str(bad) and "half" in reports[0]["error"]
     assert reports[1]["passed"] is True
+
+
+def test_the_rule_that_refuses_is_checked(tmp_path: Path) -> None:
+    """An action expected illegal with a `rule` fails when another rule refuses it."""
+    import json
+
+    doc = json.loads((ROOT / "tests" / "scenarios" / "plot-waits-a-turn.json").read_text())
+    assert doc["actions"][1]["rule"] == "702.170d"
+    assert run(load(str(ROOT / "tests" / "scenarios" / "plot-waits-a-turn.json"))).passed
+    doc["actions"][1]["rule"] = "307.1"  # a real rule, but not the one that refuses it
+    p = tmp_path / "wrong-rule.json"
+    p.write_text(json.dumps(doc))
+    r = _cli("scenario", str(p))
+    assert r.returncode == 1 and "[expected illegal by CR 307.1]" in r.stdout and "702.170d" in r.stdout
+
+
+def test_a_rule_without_expect_illegal_is_malformed(tmp_path: Path) -> None:
+    import json
+
+    doc = json.loads((ROOT / "tests" / "scenarios" / "plot-waits-a-turn.json").read_text())
+    doc["actions"][0]["rule"] = "702.170a"  # the plot is expected legal
+    p = tmp_path / "rule-on-legal.json"
+    p.write_text(json.dumps(doc))
+    r = _cli("scenario", str(p))
+    assert r.returncode == 2 and "actions[0].rule" in r.stderr and "Traceback" not in r.stderr
