@@ -148,6 +148,9 @@ def cause(cfg: Config, s: State, t: Any, s2: State, a: Action, fld: str, engine_
     base, _, sub = fld.partition(".")
     resolving = int(t.rule[len("pass.resolve.card"):]) if t.rule.startswith("pass.resolve.card") else None
     resolving_name = cfg.slots[resolving].card.name if resolving is not None else ""
+    # The card was the resolving spell's target (the model's own record of what it targets).
+    targeted = resolving is not None and sub in [sl.id for sl in cfg.slots] and \
+        s.target[resolving] == cfg.players + [sl.id for sl in cfg.slots].index(sub)
     left = [p for p in range(cfg.players) if s.in_game[p] and not s2.in_game[p]]
     if base == "zones":
         ids = [sl.id for sl in cfg.slots]
@@ -166,16 +169,16 @@ def cause(cfg: Config, s: State, t: Any, s2: State, a: Action, fld: str, engine_
                 return "702.34a"  # a flashback spell leaving the stack is exiled
             if resolving == j:
                 return "608.3" if z1 == "battlefield" else "608.2n"
-            if resolving_name in ("Counterspell", "Remand"):
-                return "701.6a"
+            if targeted:
+                return "701.6a"  # a spell that targets a spell and moves it off the stack counters it
             if z1 == "exile" and t.rule.startswith("pass.resolve.ability"):
                 return "702.170c"  # Aven Interrupter exiles the spell; it becomes plotted
             return t.cr
         if z0 == "battlefield" and z1 == "graveyard":
             if t.rule == "choose.legend":
                 return "704.5j"
-            if resolving_name in ("Bone Splinters", "Ancient Grudge"):
-                return "701.8a"
+            if targeted and resolving_name in ("Bone Splinters", "Ancient Grudge"):
+                return "701.8a"  # destroyed (a burn spell's target dies by 704.5g instead)
             if a.verb == "cast" and a.sacrifice == j:
                 return "118.8"
             return "704.5g"
