@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from contextlib import contextmanager
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, Iterator
 
 from .errors import FormatError, UnknownCardError
 
@@ -225,9 +226,38 @@ def pool_from_document(doc: Any) -> tuple[dict[str, CardDef], dict[str, PlaneDef
 
 
 @cache
-def _pool() -> tuple[dict[str, CardDef], dict[str, PlaneDef]]:
+def _builtin_pool() -> tuple[dict[str, CardDef], dict[str, PlaneDef]]:
     text = resources.files("mtgcheck.data").joinpath("cards.json").read_text(encoding="utf-8")
     return pool_from_document(json.loads(text))
+
+
+#: Records added for a while by :func:`scratch` (a test's throwaway card), on top of the pool.
+_EXTRA: list[tuple[dict[str, CardDef], dict[str, PlaneDef]]] = []
+
+
+def _pool() -> tuple[dict[str, CardDef], dict[str, PlaneDef]]:
+    cards, planes = _builtin_pool()
+    for more_cards, more_planes in _EXTRA:
+        cards, planes = {**cards, **more_cards}, {**planes, **more_planes}
+    return cards, planes
+
+
+@contextmanager
+def scratch(records: list[dict[str, Any]]) -> Iterator[list[CardDef]]:
+    """The pool with these card records added (checked like the pool's own), until exit.
+
+    For tests that add a throwaway card the way CONTRIBUTING.md says: its record, then its
+    entry in the card registry (:func:`mtgcheck.model.card_rules.scratch`).
+    """
+    cards, _ = pool_from_document({"format": "mtgcheck.cards/1", "cards": records})
+    clash = sorted(set(cards) & set(_builtin_pool()[0]))
+    if clash:
+        raise ValueError(f"the pool already has {clash[0]!r}")
+    _EXTRA.append((cards, {}))
+    try:
+        yield list(cards.values())
+    finally:
+        _EXTRA.remove((cards, {}))
 
 
 def card(name: str) -> CardDef:

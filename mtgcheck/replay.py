@@ -154,7 +154,7 @@ def _check_divergence(shown: str, doc: dict[str, Any]) -> None:
         if not isinstance(d.get(key), typ) or isinstance(d.get(key), bool):
             raise FormatError(shown, f"divergence.{key}", f"a{'n integer' if typ is int else ' string'}",
                               _got(d.get(key)))
-    from mtgcheck.validate import KINDS
+    from mtgcheck.divergence import KINDS
 
     if d["kind"] not in KINDS:
         raise FormatError(shown, "divergence.kind", "one of " + ", ".join(KINDS), _got(d["kind"]))

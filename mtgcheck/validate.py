@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+# The divergence vocabulary lives apart (replay reads it too); re-exported here.
+from mtgcheck.divergence import FAULTS, KINDS, VERDICT_KEYS, Divergence, Trace
 from mtgcheck.engines import open_engine
 from mtgcheck.engines.base import OBSERVABLE, Engine, EngineError, EngineInfo, EngineRefused, Support
 from mtgcheck.engines.vocab import Session, wire_action
@@ -33,59 +35,6 @@ from mtgcheck.model.config import Config
 from mtgcheck.model.observe import observe
 from mtgcheck.model.state import HOWS, ZONES, State
 from mtgcheck.scenario_write import setup_of
-
-#: What the engine got wrong, in words (the report's first column).
-KINDS = {
-    "legal-refused": "refused an action the rules allow",
-    "illegal-accepted": "accepted an action the rules forbid",
-    "missing-action": "did not list an action the rules allow",
-    "extra-action": "listed an action the rules forbid",
-    "bad-action": "listed an action that is not well-formed",
-    "observation": "reached a different position",
-    "crash": "crashed",
-    "hang": "hung",
-    "garbage": "answered something that is not JSON",
-    "protocol": "broke the protocol",
-}
-FAULTS = ("crash", "hang", "garbage", "protocol")
-#: The keys of a scenario action that are the expected verdict, not part of the action.
-VERDICT_KEYS = ("expect", "rule")
-
-
-@dataclass(frozen=True)
-class Divergence:
-    """The first point where the engine and the rules part, with the rule at stake."""
-
-    kind: str
-    step: int  # index of the last action played when it showed (-1: at the setup, before any action)
-    field: str  # "legality", "actions", "zones.show", ... or the fault kind
-    rule: str  # the CR rule at stake ("" for engine faults)
-    rules_say: Any
-    engine_says: Any
-    why: str
-    #: The other fields that differ at the same point, each {field, rule, rules_say, engine_says},
-    #: in the order of :data:`FIELD_ORDER` (the first differing field is this divergence's own).
-    also: tuple[dict[str, Any], ...] = ()
-
-    def key(self) -> tuple[str, str, str]:
-        """Two divergences with the same key are the same bug for reporting and storing."""
-        return self.kind, self.field.split(".")[0], self.rule
-
-    def to_json(self) -> dict[str, Any]:
-        out = {"kind": self.kind, "step": self.step, "field": self.field, "rule": self.rule,
-               "rules_say": self.rules_say, "engine_says": self.engine_says, "why": self.why}
-        if self.also:
-            out["also"] = [dict(d) for d in self.also]
-        return out
-
-
-@dataclass
-class Trace:
-    setup: dict[str, Any]
-    actions: list[dict[str, Any]] = field(default_factory=list)
-    divergence: Divergence | None = None
-    source: str = ""
-
 
 Chooser = Callable[[int, Config, State, list[Action]], "Action | None"]
 
