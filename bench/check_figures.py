@@ -5,10 +5,15 @@ checker's examples and steps per second; Z3's relation build time and the BMC de
 reaches in a time budget (default 60 s, all properties, every initial placement); then,
 for the graph and Hypothesis checkers, the median time of one property checked alone on
 the two small configurations.  With ``--proofs`` it prints, per configuration, what Z3 proves
-(BMC to depth 3, then k-induction) with each k and the induction's resource use; with
-``--whole`` it also times a whole ``mtgcheck check`` run.
+(BMC to depth 3, then k-induction, strengthened by the invariants found on the
+configuration) with each k, the proof time, the induction's resource use and the invariants
+(mined, initially true, proven inductive, dropped); with ``--mutants`` the time Z3 takes to
+kill each mutant (as ``mtgcheck mutants --checker z3`` runs it) and the median; with
+``--whole`` it also times a whole ``mtgcheck check`` run.  ``--z3-only`` skips the graph
+search and Hypothesis figures.
 
-    python bench/check_figures.py [--bmc-budget 60] [--seed 0] [--proofs] [--whole]
+    python bench/check_figures.py [--bmc-budget 60] [--seed 0] [--proofs] [--mutants] [--whole] [--z3-only]
+        [--config NAME]
 """
 
 from __future__ import annotations
@@ -29,15 +34,38 @@ def bmc_depth_in(conf, budget: float) -> tuple[int, float]:  # type: ignore[no-u
     return min(v.depth or 0 for v in vs), vs[0].stats.get("build_seconds", 0.0)
 
 
-def print_proofs() -> None:
+def print_proofs(confs) -> None:  # type: ignore[no-untyped-def]
     """Z3's proofs as ``mtgcheck check`` makes them: the k of each, and what induction cost."""
-    for conf in BUILTIN:
+    for conf in confs:
         t0 = time.monotonic()
-        vs = z3bmc.check(conf, PROPERTIES, depth=min(conf.depth, 3), timeout=600)
+        vs = z3bmc.check(conf, PROPERTIES, depth=min(conf.depth, 3), timeout=1800)
         ks = [f"{v.property}(k={v.k})" for v in vs if v.status == "proved"]
         st = vs[0].stats
-        print(f"{conf.name}: {len(ks)} proved in {time.monotonic() - t0:.0f} s (induction "
-              f"{st['induction_rlimit'] / 1e6:.0f}M rlimit in {st['induction_seconds']:.0f} s): {' '.join(ks)}", flush=True)
+        inv = st.get("invariants", {})
+        print(f"{conf.name}: {len(ks)}/{len(vs)} proved in {time.monotonic() - t0:.0f} s (build {st['build_seconds']:.1f} s, "
+              f"BMC {vs[0].seconds:.0f} s, induction {st['induction_rlimit'] / 1e6:.0f}M rlimit in "
+              f"{st['induction_seconds']:.0f} s; invariants: {inv.get('mined', 0)} mined from "
+              f"{inv.get('sample_states', 0)} states, {inv.get('initially_true', 0)} initially true, "
+              f"{inv.get('proven', 0)} proven inductive, {inv.get('dropped', 0)} dropped): {' '.join(ks)}", flush=True)
+        for v in vs:
+            if v.status != "proved":
+                print(f"    not proved: {v.property}: {v.summary()}", flush=True)
+
+
+def print_mutants(timeout: float, seed: int) -> None:
+    """Seconds for Z3 to kill each mutant (BMC from every initial placement, no induction),
+    as ``mtgcheck mutants --checker z3`` runs it, and the median."""
+    from mtgcheck.model.mutants import MUTANTS
+    from mtgcheck.mutants_run import run_one
+
+    secs = []
+    for m in MUTANTS:
+        k = run_one(m, "z3", seed, timeout)
+        print(f"  {m.id:<36} {'killed' if k.killed else 'SURVIVED'} ({k.trace_length}) {k.seconds:6.1f} s", flush=True)
+        if k.killed:
+            secs.append(k.seconds)
+    if secs:
+        print(f"z3 kills {len(secs)}/{len(MUTANTS)}, median time to kill {statistics.median(secs):.1f} s")
 
 
 def main() -> None:
@@ -45,12 +73,20 @@ def main() -> None:
     ap.add_argument("--bmc-budget", type=float, default=60.0)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--proofs", action="store_true")
+    ap.add_argument("--mutants", action="store_true")
     ap.add_argument("--whole", action="store_true")
+    ap.add_argument("--z3-only", action="store_true")
+    ap.add_argument("--config", action="append", default=[])
     args = ap.parse_args()
+    confs = [c for c in BUILTIN if not args.config or c.name in args.config]
     print(f"seed {args.seed}; BMC budget {args.bmc_budget:.0f} s per configuration")
     print(f"{'config':<11} {'graph states':>12} {'states/s':>9} {'hyp ex/s':>9} {'hyp steps/s':>11} "
           f"{'z3 build s':>10} {'BMC depth':>9}")
-    for conf in BUILTIN:
+    for conf in confs:
+        if args.z3_only:
+            depth, build = bmc_depth_in(conf, args.bmc_budget)
+            print(f"{conf.name:<11} {'-':>12} {'-':>9} {'-':>9} {'-':>11} {build:>10.1f} {depth:>9}", flush=True)
+            continue
         t0 = time.monotonic()
         _, ex = graph.check(conf, PROPERTIES)
         g_secs = time.monotonic() - t0
@@ -61,23 +97,27 @@ def main() -> None:
         print(f"{conf.name:<11} {len(ex.states):>12} {len(ex.states) / g_secs:>9.0f} "
               f"{hv[0].stats['examples'] / h_secs:>9.1f} {hv[0].stats['steps'] / h_secs:>11.0f} "
               f"{build:>10.1f} {depth:>9}", flush=True)
-    small = [c for c in BUILTIN if c.name in ("flashback", "costs")]
-    print(f"\nper property, checked alone (median over the {', '.join(c.name for c in small)} configurations, seconds):")
-    for p in PROPERTIES:
-        g = [time.monotonic()]
-        gt, ht = [], []
-        for conf in small:
-            g[0] = time.monotonic()
-            graph.check(conf, [p])
-            gt.append(time.monotonic() - g[0])
-            g[0] = time.monotonic()
-            hypo.check(conf, [p], seed=args.seed, examples=50)
-            ht.append(time.monotonic() - g[0])
-        print(f"  {p.id:<50} graph {statistics.median(gt):6.2f}   hypothesis(50 ex) {statistics.median(ht):6.2f}",
-              flush=True)
+    if not args.z3_only:
+        small = [c for c in BUILTIN if c.name in ("flashback", "costs")]
+        print(f"\nper property, checked alone (median over the {', '.join(c.name for c in small)} configurations, "
+              "seconds):")
+        for p in PROPERTIES:
+            gt, ht = [], []
+            for conf in small:
+                t0 = time.monotonic()
+                graph.check(conf, [p])
+                gt.append(time.monotonic() - t0)
+                t0 = time.monotonic()
+                hypo.check(conf, [p], seed=args.seed, examples=50)
+                ht.append(time.monotonic() - t0)
+            print(f"  {p.id:<50} graph {statistics.median(gt):6.2f}   hypothesis(50 ex) {statistics.median(ht):6.2f}",
+                  flush=True)
     if args.proofs:
         print()
-        print_proofs()
+        print_proofs(confs)
+    if args.mutants:
+        print()
+        print_mutants(timeout=300.0, seed=args.seed)
     if args.whole:
         t0 = time.monotonic()
         r = subprocess.run([sys.executable, "-m", "mtgcheck.cli", "check"], capture_output=True, text=True)

@@ -26,7 +26,7 @@ def test_a_proof_that_needs_k_1() -> None:
     """From an arbitrary state, casting Village Rites can make a player at 0 life lose (the
     sacrificed creature then leaves the game instead of reaching the graveyard), so k = 0
     fails; after any step, state-based actions have removed such a player, so k = 1 works."""
-    (v,) = z3bmc.check(RITES, [MANDATORY], depth=1, timeout=300, rlimit=SMALL_RLIMIT)
+    (v,) = z3bmc.check(RITES, [MANDATORY], depth=1, timeout=300, rlimit=SMALL_RLIMIT, invariants=False)
     assert v.status == PROVED, v.summary()
     assert v.k == 1
     assert "CR 118.8 (cost.sacrifice)" in v.detail
@@ -35,7 +35,7 @@ def test_a_proof_that_needs_k_1() -> None:
 
 def test_k_never_exceeds_the_bmc_depth() -> None:
     """With no BMC step checked, only k = 0 may be tried: the k = 1 proof above is not made."""
-    (v,) = z3bmc.check(RITES, [MANDATORY], depth=0, timeout=300, rlimit=SMALL_RLIMIT)
+    (v,) = z3bmc.check(RITES, [MANDATORY], depth=0, timeout=300, rlimit=SMALL_RLIMIT, invariants=False)
     assert v.status == HOLDS and v.depth == 0
     assert len(v.stats["induction_queries"]) == 1
 
@@ -43,14 +43,15 @@ def test_k_never_exceeds_the_bmc_depth() -> None:
 def test_a_property_false_in_a_reachable_state_is_never_proved() -> None:
     """The mutant where every roll of the planar die is free breaks planar-die-cost-rises at
     depth 2 (roll, roll).  Pretending BMC had passed depth 2, the step case must still find a
-    counterexample to induction at k = 0, 1 and 2 (sat, not merely out of budget)."""
+    counterexample to induction at k = 0, 1 and 2 (sat, not merely out of budget); and
+    through the checker, with the invariants found on the position, nothing is proved."""
     mutant = MUTANTS["roll-cost-never-rises"]
     prop = BY_ID["planar-die-cost-rises"]
     cfg, s0 = build(SMALL[mutant.position].position, disabled=mutant.disabled)
     enc = z3bmc.Encoding.build(cfg, s0)
     # k >= 1 attempts get 1/STEP_SHARE of the limit: give them the full default.
     budget = z3bmc.Budget(z3bmc.STEP_SHARE * z3bmc.RLIMIT, time.monotonic() + 300)
-    assert z3bmc._induction(enc, [prop], {prop.id: 2}, budget, max_k=2) == {}
+    assert z3bmc._induction(enc, [prop], {prop.id: 2}, budget, max_k=2)[0] == {}
     assert [(what, res) for what, res, *_ in budget.queries] == [(f"k={k} {prop.id}", str(z3.sat)) for k in range(3)]
     # Through the checker: BMC to depth 1 passes, and induction (k <= 1) proves nothing.
     (v,) = z3bmc.check(SMALL[mutant.position], [prop], depth=1, timeout=300, disabled=mutant.disabled)

@@ -2,9 +2,13 @@
 
 The relation is *derived*: each transition's guard and effect from ``model/`` are run on
 symbolic states (inside :class:`mtgcheck.model.logic.symbolic`), giving
-``T_i(a, b) = guard_i(a) & b == effect_i(a)``; nothing is written twice.  It is built once
-per configuration over two template states and instantiated at each depth by
-substitution (Python-side term building is the bottleneck, solving is not).
+``T_i(a, b) = guard_i(a) & b == settle(effect_i(a))``; nothing is written twice.  It is built
+once per configuration over template states and instantiated at each depth by substitution.
+Its form is lean: one action variable ``act`` picks the transition (``act == i`` implies
+guard i); the state after the action is a frame term per entry (the entry as it was unless a
+transition that writes it is taken); the state-based actions (``settle``) are built once,
+after it, not once per transition; and the renumbering of positions after a move is built
+once and instantiated by substitution (:class:`_SharedCompaction`).
 
 Every guard condition is wrapped as ``en(cond) -> cond``; the ``en`` literals are passed as
 assumptions, so the unsat core of a proof names the rules it rests on, and a mutant is the
@@ -16,8 +20,12 @@ same relation with some ``en`` false.
 * k-induction (k = 0 up to ``max_k``, 1 by default): from *any* state (not only reachable ones), a path of k steps
   on which the property held (and every property proved before it holds throughout) takes
   one more step that keeps it; the base case is the BMC run to depth >= k.  The smallest
-  k that works is reported.  Opt-in, candidate lemmas are proved initial and inductive
-  (Houdini) and then assumed like proved properties.
+  k that works is reported.  The step case assumes invariants *found* on the configuration
+  (:mod:`.invariants`: templates over the state layout, filtered by the states the
+  explicit-state search reaches and by every initial state); a proof counts only once the
+  candidates its unsat core names are closed into an inductive set (Houdini restricted to
+  what proofs use, :class:`_Closure`), and the core names them.  Opt-in, the hand-written
+  lemmas are proved initial and inductive (Houdini) and then assumed like proved properties.
 * Every induction query has a fixed Z3 resource limit (``rlimit``, deterministic), so what
   is proved does not depend on the machine's load; the run's wall-clock ``timeout`` is a
   safety net only, and what it stops is ``unknown``: never ``holds``, never ``proved``.
@@ -56,6 +64,11 @@ MAX_K = 1
 #: on the built-ins are cheap (below 0.5 million: the path's first steps already pin the
 #: state down), while a failing attempt spends its whole limit.
 STEP_SHARE = 4
+#: Reachable states the invariant templates are mined from (breadth-first from the
+#: configuration's position and from a few other initial placements).
+SAMPLE_CAP = 3000
+#: Other initial placements the sample starts from (besides the configuration's position).
+SAMPLE_STARTS = 16
 
 
 def _flat(s: State) -> list[Any]:
@@ -102,7 +115,7 @@ def initial_placements(cfg: Config, s0: State, s: State) -> Any:
             continue
         x, y = getattr(s, f), getattr(s0, f)
         if isinstance(x, tuple):
-            c.extend(a == b for a, b in zip(x, y))
+            c.extend(a == b for a, b in zip(x, y, strict=True))
         else:
             c.append(x == y)
     for j, sl in enumerate(cfg.slots):
@@ -133,43 +146,188 @@ def state_from_model(cfg: Config, model: z3.ModelRef, s: State) -> State:
     return State(**vals)
 
 
+def _raw_transitions(cfg: Config) -> list[tuple[Any, Any]]:
+    """Per transition of the catalogue, its guard conditions and its effect *before* the
+    state-based actions (``catalogue`` wraps every effect as ``settle(cfg, effect(s))``).
+
+    Settling is the same function after every transition, so the relation builds it once,
+    over an intermediate state, instead of once per transition (most of the build time).
+    Falls back to the settled effects (and no separate settle) if the catalogue's make-up
+    ever differs from this reading of it."""
+    ts = catalogue(cfg).transitions
+    try:
+        from mtgcheck.model.actions import _gather
+
+        raw = list(_gather(cfg))
+    except Exception:  # pragma: no cover - the model's internals moved
+        raw = []
+    if len(raw) == len(ts) and all(r.action == t.action and r.rule == t.rule for r, t in zip(raw, ts, strict=True)):
+        return [(t.conds, r.effect) for t, r in zip(ts, raw, strict=True)]
+    return []
+
+
+class _SharedCompaction:
+    """While the relation is built, :func:`model.zones.compact` (the renumbering of library
+    and stack positions after a move, a pure function of ``zone``, ``pos``, ``ab_kind`` and
+    ``ab_pos``) is built once over template variables and instantiated by substitution at
+    each call: the same terms, built in Z3's C code instead of Python (it was most of the
+    build time, once per move of every transition).  The model's function is put back on
+    exit; concrete runs never see the change."""
+
+    FIELDS = ("zone", "pos", "ab_kind", "ab_pos")
+
+    def __init__(self, cfg: Config) -> None:
+        self.cfg = cfg
+        self.patched: list[tuple[Any, Any]] = []
+
+    def __enter__(self) -> "_SharedCompaction":
+        import sys
+
+        from mtgcheck.model import zones
+
+        orig = zones.compact
+        t = symbolic_state(self.cfg, "compact")
+        out = orig(self.cfg, t)
+        src = [x for f in self.FIELDS for x in getattr(t, f)]
+        res = {f: getattr(out, f) for f in ("pos", "ab_pos", "stack_size")}
+        allowed = {x.get_id() for x in src}
+        if any(v.get_id() not in allowed for v in _constants([_term(v) for v in res["pos"] + res["ab_pos"]]
+                                                                + [_term(res["stack_size"])])):
+            return self  # it reads more than those fields now: leave the model's function alone
+
+        def compact(cfg: Config, s: State) -> State:
+            if cfg is not self.cfg:
+                return orig(cfg, s)
+            pairs = [(x, _term(y)) for x, y in zip(src, (y for f in self.FIELDS for y in getattr(s, f)), strict=True)]
+            sub = (lambda v: z3.substitute(v, *pairs))  # noqa: E731
+            return s.replace(pos=tuple(map(sub, res["pos"])), ab_pos=tuple(map(sub, res["ab_pos"])),
+                             stack_size=sub(_term(res["stack_size"])))
+
+        for name, mod in list(sys.modules.items()):
+            if name.startswith(("mtgcheck.model.", "model.")) and getattr(mod, "compact", None) is orig:
+                self.patched.append((mod, orig))
+                mod.compact = compact  # type: ignore[attr-defined]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for mod, orig in self.patched:
+            mod.compact = orig
+
+
+def _constants(terms: Sequence[Any]) -> list[Any]:
+    """The uninterpreted constants (state variables) the terms read."""
+    seen: set[int] = set()
+    out, todo = [], list(terms)
+    while todo:
+        t = todo.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out.append(t)
+        todo.extend(t.children())
+    return out
+
+
+def _term(v: Any) -> Any:
+    if isinstance(v, z3.ExprRef):
+        return v
+    return z3.IntVal(int(v))
+
+
 @dataclass
 class Encoding:
-    """The transition relation of one configuration, over template states ``a`` and ``b``."""
+    """The transition relation of one configuration, over template states ``a`` (before),
+    ``m`` (after the action, before the state-based actions) and ``b`` (after).
+
+    One action variable ``act`` says which transition is taken.  ``m`` is the frame form:
+    each entry of ``m`` is the entry of ``a`` unless a transition that writes it is taken
+    (an ``If`` chain over the transitions writing it, grouped by the value they write);
+    ``b = settle(m)`` is built once.  ``rels``/``guards`` give the per-transition reading
+    (``T_i(a, b) = guard_i(a) & b == settle(effect_i(a))``) for the callers that need it."""
 
     cfg: Config
     init: State
     a: State
     b: State
-    rels: list[Any]
     actions: list[Action]
     rules: list[str]
     en: dict[str, Any]  # condition id -> enable literal
     en_cr: dict[str, str]
     build_seconds: float
     guards: list[Any] = field(default_factory=list)
+    m: State | None = None
+    act: Any = None
+    step_rel: Any = None  # the whole relation over (a, m, b, act)
+    raw: list[State] = field(default_factory=list)  # per transition, effect_i(a) before settling
+    settled: State | None = None  # settle(m)
     _props: dict[str, list[Any]] = field(default_factory=dict)
+    _rels: list[Any] | None = None
 
     @classmethod
     def build(cls, cfg: Config, init: State) -> "Encoding":
         t0 = time.monotonic()
-        with symbolic():
+        from mtgcheck.model.settle import settle
+
+        split = _raw_transitions(cfg)
+        ts = catalogue(cfg).transitions
+        with symbolic(), _SharedCompaction(cfg):
             a, b = symbolic_state(cfg, "a"), symbolic_state(cfg, "b")
+            m = symbolic_state(cfg, "m") if split else b
+            act = z3.Int("act")
             en: dict[str, Any] = {}
             en_cr: dict[str, str] = {}
-            rels, actions, rules, guards = [], [], [], []
-            for t in catalogue(cfg).transitions:
+            actions, rules, guards, raw = [], [], [], []
+            for i, t in enumerate(ts):
+                conds = split[i][0] if split else t.conds
                 parts = []
-                for c in t.conds:
+                for c in conds:
                     lit = en.setdefault(c.id, z3.Bool(f"en:{c.id}"))
                     en_cr[c.id] = c.cr
                     parts.append(Implies(lit, c.test(a)))
                 guard = And(*parts)
                 guards.append(z3.BoolVal(guard) if isinstance(guard, bool) else guard)
-                rels.append(z3.And(guard, equal_states(b, t.effect(a))))
+                raw.append((split[i][1] if split else t.effect)(a))
                 actions.append(t.action)
                 rules.append(t.rule)
-        return cls(cfg, init, a, b, rels, actions, rules, en, en_cr, time.monotonic() - t0, guards=guards)
+            n = len(ts)
+            parts = [act >= 0, act < n]
+            parts += [z3.Implies(act == i, g) for i, g in enumerate(guards) if not z3.is_true(g)]
+            fa, fm = _flat(a), _flat(m)
+            flat_raw = [_flat(e) for e in raw]
+            for j, (x, y) in enumerate(zip(fa, fm, strict=True)):
+                groups: dict[int, tuple[Any, list[int]]] = {}
+                for i in range(n):
+                    v = _term(flat_raw[i][j])
+                    if v.eq(x):
+                        continue  # the frame: transition i leaves this entry as it was
+                    groups.setdefault(v.get_id(), (v, []))[1].append(i)
+                rhs = x
+                for v, idx in reversed(list(groups.values())):
+                    rhs = z3.If(z3.Or([act == i for i in idx]) if len(idx) > 1 else act == idx[0], v, rhs)
+                parts.append(y == rhs)
+            settled = None
+            if split:
+                settled = settle(cfg, m)
+                parts.append(equal_states(b, settled))
+            step_rel = z3.And(parts)
+        return cls(cfg, init, a, b, actions, rules, en, en_cr, time.monotonic() - t0, guards=guards,
+                   m=m if split else None, act=act, step_rel=step_rel, raw=raw, settled=settled)
+
+    @property
+    def rels(self) -> list[Any]:
+        """Per transition: ``guard_i(a) & b == settle(effect_i(a))`` (built on first use)."""
+        if self._rels is None:
+            out = []
+            with symbolic():
+                for g, e in zip(self.guards, self.raw, strict=True):
+                    if self.m is not None:
+                        after = z3.substitute(equal_states(self.b, self.settled), *zip(_flat(self.m), map(_term, _flat(e)), strict=True))
+                    else:
+                        after = equal_states(self.b, e)
+                    out.append(z3.And(g, after))
+            self._rels = out
+        return self._rels
 
     def prop_terms(self, p: Property) -> list[Any]:
         """Per transition, the property over (a, t, b) (transition kind) or over b (state)."""
@@ -199,21 +357,29 @@ class Unroller:
     def __init__(self, enc: Encoding, solver: z3.Solver, tag: str) -> None:
         self.enc, self.solver, self.tag = enc, solver, tag
         self.states = [symbolic_state(enc.cfg, f"{tag}0")]
+        self.mids: list[State] = []
+        self.acts: list[Any] = []
         self.sels: list[list[Any]] = []
         self._fa, self._fb = _flat(enc.a), _flat(enc.b)
+        self._fm = _flat(enc.m) if enc.m is not None else []
 
     def sub(self, term: Any, k: int) -> Any:
-        pairs = list(zip(self._fa, _flat(self.states[k]))) + list(zip(self._fb, _flat(self.states[k + 1])))
+        pairs = list(zip(self._fa, _flat(self.states[k]), strict=True)) + list(zip(self._fb, _flat(self.states[k + 1]), strict=True))
+        if k < len(self.mids) and self._fm:
+            pairs += list(zip(self._fm, _flat(self.mids[k]), strict=True))
+        if k < len(self.acts):
+            pairs.append((self.enc.act, self.acts[k]))
         return z3.substitute(term, *pairs)
 
     def extend(self) -> int:
         k = len(self.states) - 1
         self.states.append(symbolic_state(self.enc.cfg, f"{self.tag}{k + 1}"))
-        sels = [z3.Bool(f"{self.tag}sel{k}_{i}") for i in range(len(self.enc.rels))]
-        for sel, rel in zip(sels, self.enc.rels):
-            self.solver.add(z3.Implies(sel, self.sub(rel, k)))
-        self.solver.add(z3.Or(sels))
-        self.sels.append(sels)
+        if self._fm:
+            self.mids.append(symbolic_state(self.enc.cfg, f"{self.tag}m{k}"))
+        act = z3.Int(f"{self.tag}act{k}")
+        self.acts.append(act)
+        self.solver.add(self.sub(self.enc.step_rel, k))
+        self.sels.append([act == i for i in range(len(self.enc.actions))])
         return k
 
     def violation(self, p: Property, k: int) -> Any:
@@ -221,17 +387,11 @@ class Unroller:
         terms = self.enc.prop_terms(p)
         if p.kind == "state":
             return z3.Not(self.sub(terms[0], k))
-        return z3.Or([z3.And(sel, z3.Not(self.sub(term, k))) for sel, term in zip(self.sels[k], terms)
+        return z3.Or([z3.And(sel, z3.Not(self.sub(term, k))) for sel, term in zip(self.sels[k], terms, strict=True)
                       if not z3.is_true(term)] or [z3.BoolVal(False)])
 
     def trace(self, model: z3.ModelRef, upto: int) -> list[Action]:
-        out = []
-        for k in range(upto):
-            for i, sel in enumerate(self.sels[k]):
-                if z3.is_true(model.eval(sel, model_completion=True)):
-                    out.append(self.enc.actions[i])
-                    break
-        return out
+        return [self.enc.actions[model.eval(self.acts[k], model_completion=True).as_long()] for k in range(upto)]
 
 
 def _replays(enc: Encoding, p: Property, trace: Sequence[Action], start: State) -> bool:
@@ -252,11 +412,14 @@ def _replays(enc: Encoding, p: Property, trace: Sequence[Action], start: State) 
 def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = None, timeout: float = 60.0,
           variant: str | None = None, disabled: frozenset[str] = frozenset(),
           induction: bool = True, symbolic_init: bool = True, strengthen: bool = False,
-          rlimit: int | None = None, max_k: int = MAX_K) -> list[Verdict]:
+          rlimit: int | None = None, max_k: int = MAX_K, invariants: bool = True,
+          sample_cap: int = SAMPLE_CAP) -> list[Verdict]:
     """BMC to ``depth`` and k-induction for every property; one verdict each.
 
     ``timeout`` is the whole run's wall-clock safety net (what it stops is unknown);
-    ``rlimit`` bounds each induction query deterministically (default :data:`RLIMIT`)."""
+    ``rlimit`` bounds each induction query deterministically (default :data:`RLIMIT`);
+    ``invariants``: strengthen induction with the invariants found on the configuration
+    (mined from at most ``sample_cap`` reachable states, kept by Houdini)."""
     cfg, s0 = build(conf.position, variant=variant, disabled=disabled)
     enc = Encoding.build(cfg, s0)
     depth = conf.depth if depth is None else depth
@@ -331,10 +494,14 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
     bmc_secs = time.monotonic() - t0
     proofs: dict[str, Proof] = {}
     budget = Budget(RLIMIT if rlimit is None else rlimit, deadline)
+    found, inv_use = None, {}
+    init_of = (lambda st: initial_placements(cfg, s0, st)) if symbolic_init else None
+    todo = [p for p in props if p.id not in status]
+    if induction and not vacuous_relation and todo and invariants and time.monotonic() < deadline:
+        found = find_invariants(enc, conf, init_of, budget, cap=sample_cap)
     if induction and not vacuous_relation:
-        proofs = _induction(enc, [p for p in props if p.id not in status], reached, budget,
-                            init_of=(lambda st: initial_placements(cfg, s0, st)) if symbolic_init else None,
-                            strengthen=strengthen, max_k=max_k)
+        proofs, inv_use = _induction(enc, todo, reached, budget, init_of=init_of, strengthen=strengthen,
+                                     max_k=max_k, invariants=found.live if found and found.complete else ())
     out = []
     for p in props:
         if p.id in status:
@@ -354,11 +521,121 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
         else:
             v = Verdict("z3", p.id, conf.name, HOLDS, "BMC", depth=reached[p.id])
         v.seconds = bmc_secs
-        v.stats.update(build_seconds=round(enc.build_seconds, 2), transitions=len(enc.rels),
+        v.stats.update(build_seconds=round(enc.build_seconds, 2), transitions=len(enc.actions),
                        initial="every placement" if symbolic_init else "the configuration's position",
                        **budget.summary())
+        if found is not None:
+            v.stats["invariants"] = {"mined": found.mined, "initially_true": len(found.live),
+                                     "sample_states": found.sample_states, "mining_seconds": round(found.seconds, 2),
+                                     "per_template": found.per_template, **inv_use}
         out.append(v)
     return out
+
+
+def placements(cfg: Config, s0: State, n: int) -> list[State]:
+    """Up to ``n`` concrete initial placements other than ``s0`` (distinct zones), from Z3."""
+    sol = z3.Solver()
+    sol.set("rlimit", RLIMIT)
+    with symbolic():
+        st = symbolic_state(cfg, "p")
+        sol.add(initial_placements(cfg, s0, st))
+        sol.add(z3.Or([z != v for z, v in zip(st.zone, s0.zone, strict=True)]))
+    out: list[State] = []
+    while len(out) < n and sol.check() == z3.sat:
+        s = state_from_model(cfg, sol.model(), st)
+        out.append(s)
+        sol.add(z3.Or([z != v for z, v in zip(st.zone, s.zone, strict=True)]))
+    return out
+
+
+def find_invariants(enc: Encoding, conf: CheckConfig, init_of: Any, budget: Budget, *,
+                    cap: int = SAMPLE_CAP) -> Any:
+    """Candidate invariants of the configuration: template instances true in every state the
+    explicit-state search reaches (from the position and a few other placements) and in
+    every initial state (:mod:`.invariants`).  Not yet trusted: :class:`_Closure` keeps one
+    only inside an inductive set."""
+    from . import invariants as inv
+
+    cfg = enc.cfg
+    starts = [enc.init] + (placements(cfg, enc.init, SAMPLE_STARTS) if init_of is not None else [])
+    states = inv.sample(cfg, starts, cap=cap, max_turn=conf.max_turn)
+
+    def init(st: State) -> Any:
+        with symbolic():
+            return init_of(st) if init_of is not None else equal_states(st, enc.init)
+
+    def check(sol: z3.Solver, *assumptions: Any, what: str = "") -> Any:
+        return budget.check(sol, *assumptions, what=what)
+
+    return inv.find(cfg, states, init, lambda tag: symbolic_state(cfg, tag), check)
+
+
+class _Closure:
+    """Houdini, restricted to what the proofs use.
+
+    A proof's unsat core names the candidates it assumed; each must be inductive, and the
+    consecution query of a candidate (every live candidate in a state, one step, the
+    candidate false after it) either has a counterexample, and the candidate is dropped for
+    good, or is unsatisfiable, and its unsat core names the candidates it rests on, which
+    must be inductive in turn.  A set closed this way holds in every initial state and is
+    inductive, so every reachable state satisfies it: only then does a proof that used it
+    count.  The cores are kept (a core stays valid while its members live), so junk that no
+    proof touches is never examined."""
+
+    def __init__(self, enc: Encoding, cands: Sequence[Any], budget: Budget) -> None:
+        self.enc, self.budget = enc, budget
+        self.cands = {c.name: c for c in cands}
+        self.live: set[str] = set(self.cands)
+        self.support: dict[str, frozenset[str]] = {}
+        self.proven: set[str] = set()
+        self.dropped = 0
+        self.queries = 0
+        self.path = _Path(enc, 0)
+        self.path.add_invariants(cands, self.live)
+        self._goal: dict[str, Any] = {}
+
+    def _consecution(self, name: str) -> frozenset[str] | None:
+        """The candidates ``name``'s consecution rests on, or None (dropped)."""
+        from .invariants import flat
+
+        if name not in self._goal:
+            lit = z3.Bool(f"goal:{name}")
+            self.path.sol.add(z3.Implies(lit, z3.Not(self.cands[name].build(flat(self.path.un.states[1])))))
+            self._goal[name] = lit
+        self.queries += 1
+        res = self.budget.check(self.path.sol, *self.enc.en.values(), *self.path.live_lits(), self._goal[name],
+                                what=f"invariant {name}", share=STEP_SHARE)
+        if res == z3.unsat:
+            return frozenset(str(x)[4:] for x in self.path.sol.unsat_core() if str(x).startswith("inv:"))
+        return None
+
+    def close(self, names: Sequence[str]) -> bool:
+        """Whether the candidates ``names`` lie in an inductive set of live candidates (then
+        all of it is proven); on False some candidate was dropped and the caller retries."""
+        todo, seen = list(names), set()
+        while todo:
+            if self.budget.cut:
+                return False
+            n = todo.pop()
+            if n in seen or n in self.proven:
+                continue
+            seen.add(n)
+            sup = self.support.get(n)
+            if sup is None or not sup <= self.live:
+                sup = self._consecution(n)
+                if sup is None:
+                    self.live.discard(n)
+                    self.support.pop(n, None)
+                    self.dropped += 1
+                    return False
+                self.support[n] = sup
+            todo.extend(sup)
+        self.proven |= seen
+        return True
+
+    def summary(self) -> dict[str, Any]:
+        return {"live": len(self.live), "proven": len(self.proven), "dropped": self.dropped,
+                "consecution_queries": self.queries}
 
 
 def lemmas(cfg: Config) -> list[tuple[str, Any]]:
@@ -444,6 +721,8 @@ class _Path:
         self.sol = z3.Solver()
         self.un = Unroller(enc, self.sol, f"k{k}.")
         self.facts: dict[str, Any] = {}  # literal name -> literal
+        self.inv_lits: dict[str, Any] = {}  # invariant candidate -> literal
+        self.live: set[str] = set()
         self.queries = 0
         with symbolic():
             for _ in range(k + 1):
@@ -461,6 +740,21 @@ class _Path:
         self.sol.add(z3.Implies(lit, self.holds(p, self.k + 1)))
         self.facts[str(lit)] = lit
 
+    def add_invariants(self, invs: Sequence[Any], live: set[str]) -> None:
+        """Invariant candidates, each behind a literal ``inv:NAME``, on states 0..k (the
+        step case's first states are then ones they allow); only those named in ``live``
+        are assumed (the set may shrink: :class:`_Closure`)."""
+        from .invariants import flat
+
+        for c in invs:
+            lit = z3.Bool(f"inv:{c.name}")
+            self.sol.add(z3.Implies(lit, z3.And([c.build(flat(st)) for st in self.un.states[:self.k + 1]])))
+            self.inv_lits[c.name] = lit
+        self.live = live
+
+    def live_lits(self) -> list[Any]:
+        return [lit for n, lit in self.inv_lits.items() if n in self.live]
+
     def attempt(self, cands: Sequence[Property], budget: Budget) -> tuple[Any, list[Property], list[str]]:
         """One query: the candidates, assumed on the first k steps, all hold on step k.
 
@@ -470,7 +764,7 @@ class _Path:
         go = z3.Bool(f"go:{self.k}:{self.queries}")
         viol = {p.id: self.un.violation(p, self.k) for p in cands}
         self.sol.add(z3.Implies(go, z3.And(*[self.holds(p, self.k) for p in cands], z3.Or(list(viol.values())))))
-        res = budget.check(self.sol, *self.enc.en.values(), *self.facts.values(), go,
+        res = budget.check(self.sol, *self.enc.en.values(), *self.facts.values(), *self.live_lits(), go,
                            what=f"k={self.k} {'+'.join(p.id for p in cands)}", share=1 if self.k == 0 else STEP_SHARE)
         if res == z3.sat:
             m = self.sol.model()
@@ -483,7 +777,8 @@ class _Path:
         names = [str(lit) for lit in self.sol.unsat_core()]
         rules = sorted({f"CR {self.enc.en_cr[n[3:]]} ({n[3:]})" for n in names if n.startswith("en:")})
         facts = sorted(n[5:] for n in names if n.startswith("fact:"))
-        return rules + ([f"proved {', '.join(facts)}"] if facts else [])
+        invs = sorted(n[4:] for n in names if n.startswith("inv:"))
+        return rules + ([f"proved {', '.join(facts)}"] if facts else []) + [f"invariant {n}" for n in invs]
 
 
 def _lemma_props(cfg: Config) -> list[Property]:
@@ -517,45 +812,63 @@ def _houdini(path: _Path, cands: list[Property], budget: Budget, rounds: int) ->
 
 
 def _induction(enc: Encoding, props: Sequence[Property], reached: dict[str, int], budget: Budget,
-               init_of: Any = None, strengthen: bool = False, max_k: int = MAX_K) -> dict[str, Proof]:
+               init_of: Any = None, strengthen: bool = False, max_k: int = MAX_K,
+               invariants: Sequence[Any] = ()) -> tuple[dict[str, Proof], dict[str, Any]]:
     """k-induction, smallest k first, one property at a time; a proved property is assumed
     (on every state and step) by every later attempt, at every k.
 
-    k is tried only up to the depth BMC reached for the property (the base case).  Opt-in
-    (``strengthen``), after k = 0: lemmas true initially whose Houdini fixpoint is
-    inductive are proved, assumed like properties, and k = 0 is tried again.  Every query
-    has the same resource limit; one stopped by the wall clock proves nothing
-    (``budget.cut``).
-    """
+    k is tried only up to the depth BMC reached for the property (the base case).  At k = 0
+    the step case may assume the invariant candidates (``invariants``, true in every initial
+    state); a proof counts only once the candidates its core names are closed into an
+    inductive set (:class:`_Closure`), and is retried without any candidate found not to be.
+    At k >= 1 the candidates proven so far are assumed.  Opt-in (``strengthen``), after
+    k = 0: the hand-written lemmas true initially whose Houdini fixpoint is inductive are
+    proved, assumed like properties, and k = 0 is tried again.  Every query has the same
+    resource limit; one stopped by the wall clock proves nothing (``budget.cut``).
+
+    Returns the proofs and a summary of the invariants' use."""
     proved: dict[str, Proof] = {}
     done: list[Property] = []
+    closure = _Closure(enc, invariants, budget) if invariants else None
     for k in range(max_k + 1):
         todo = [p for p in props if p.id not in proved and reached[p.id] >= k]
         if not todo or budget.cut:
             break
-        path = _Path(enc, k)
+        if k == 0 and closure is not None:
+            path = closure.path
+        else:
+            path = _Path(enc, k)
+            if closure is not None:
+                path.add_invariants([closure.cands[n] for n in sorted(closure.proven)], closure.proven)
         for f in done:
             path.assume(f)
-        _prove_each(path, todo, budget, proved, done)
+        _prove_each(path, todo, budget, proved, done, closure if k == 0 else None)
         if k == 0 and strengthen and not budget.cut:
             for lemma in _strengthen(enc, path, init_of, budget):
                 done.append(lemma)
                 path.assume(lemma)
-            _prove_each(path, [p for p in todo if p.id not in proved], budget, proved, done)
-    return proved
+            _prove_each(path, [p for p in todo if p.id not in proved], budget, proved, done,
+                        closure if k == 0 else None)
+    return proved, (closure.summary() if closure is not None else {})
 
 
 def _prove_each(path: _Path, todo: Sequence[Property], budget: Budget, proved: dict[str, Proof],
-                done: list[Property]) -> None:
-    """Try each property alone at the path's k; what is proved is assumed from then on."""
+                done: list[Property], closure: _Closure | None = None) -> None:
+    """Try each property alone at the path's k; what is proved is assumed from then on.
+    With ``closure``, a proof whose core names invariant candidates counts only once they
+    are closed into an inductive set; otherwise it is retried without the dropped one."""
     for p in todo:
-        if budget.cut:
-            return
-        res, _, core = path.attempt([p], budget)
-        if res == z3.unsat:
+        while not budget.cut:
+            res, _, core = path.attempt([p], budget)
+            if res != z3.unsat:
+                break
+            used = [c[len("invariant "):] for c in core if c.startswith("invariant ")]
+            if closure is not None and used and not closure.close(used):
+                continue  # a candidate it used is not inductive: dropped, try again without it
             proved[p.id] = Proof(path.k, core)
             done.append(p)
             path.assume(p)
+            break
 
 
 def _strengthen(enc: Encoding, path: _Path, init_of: Any, budget: Budget) -> list[Property]:
