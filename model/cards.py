@@ -15,6 +15,7 @@ from importlib import resources
 from typing import Any, Iterator
 
 from .errors import FormatError, UnknownCardError
+from .formats import schema_problems, shown_value
 
 from .mana import ManaCost, parse_card_cost, parse_mana_cost
 
@@ -99,15 +100,7 @@ class PlaneDef:
     text: str = ""
 
 
-def _got(val: Any) -> Any:
-    """What a FormatError shows after "got": containers only by kind and size.
-
-    repr() of a deeply nested list can itself raise RecursionError, and a whole record
-    would not fit on the one line of the message anyway.
-    """
-    if isinstance(val, (list, dict)):
-        return f"a {type(val).__name__} of {len(val)} items"
-    return val
+_got = shown_value  # what a FormatError shows after "got": containers only by kind and size
 
 
 def _field(rec: dict[str, Any], key: str, where: str, kind: type, default: Any = None) -> Any:
@@ -204,8 +197,20 @@ def _life(rec: dict[str, Any], where: str) -> int:
     return life
 
 
+#: The schema of the pool's format (``mtgcheck/data/cards-1.schema.json``).
+SCHEMA = "cards-1"
+
+
 def pool_from_document(doc: Any) -> tuple[dict[str, CardDef], dict[str, PlaneDef]]:
-    """Validate a whole ``mtgcheck.cards/1`` document and index it by name."""
+    """Validate a whole ``mtgcheck.cards/1`` document and index it by name.
+
+    First against the format's schema (:func:`mtgcheck.model.formats.schema_problems`: the
+    same words as every format), then what a schema cannot say: a cost that parses, two
+    named faces for a split cost, no name twice.
+    """
+    problems = schema_problems(doc, POOL_FILE, "", schema=SCHEMA, what="a card pool")
+    if problems:
+        raise problems[0]
     if not isinstance(doc, dict) or doc.get("format") != "mtgcheck.cards/1":
         raise FormatError(POOL_FILE, "format", "'mtgcheck.cards/1'", _got(doc.get("format") if isinstance(doc, dict) else doc))
     cards: dict[str, CardDef] = {}

@@ -337,7 +337,7 @@ def replay(paths: tuple[str, ...], engine_spec: str | None, call_timeout: float)
     from pathlib import Path
 
     from mtgcheck.errors import FormatError
-    from mtgcheck.replay import load as load_cx
+    from mtgcheck.replay import load as load_cx, replay_divergence, replay_property
     from mtgcheck.store import stored
 
     files: list[Path] = []
@@ -351,14 +351,16 @@ def replay(paths: tuple[str, ...], engine_spec: str | None, call_timeout: float)
             click.echo(f"mtgcheck: error: {exc}", err=True)
             malformed += 1
     driver = None
+    on_engine: Any = None
     if engine_spec is not None:
-        from mtgcheck.validate import Driver
+        from mtgcheck.validate import Driver, replay_on_engine as on_engine
 
         driver = Driver(engine_spec, call_timeout=call_timeout)
     bad = 0
     try:
         for cx in loaded:
-            ok, line = (_replay_divergence(cx, driver) if cx.violates == "divergence" else _replay_property(cx))
+            ok, line = (replay_divergence(cx, driver, on_engine) if cx.violates == "divergence"
+                        else replay_property(cx))
             bad += 0 if ok else 1
             click.echo(f"{cx.path}: {line}")
     finally:
@@ -366,43 +368,6 @@ def replay(paths: tuple[str, ...], engine_spec: str | None, call_timeout: float)
             driver.close()
     click.echo(f"{len(loaded) - bad} passed, {bad} failed" + (f", {malformed} malformed" if malformed else ""))
     return 2 if malformed else 1 if bad else 0
-
-
-def _replay_property(cx: Any, strict: bool = False) -> tuple[bool, str]:
-    """Replay on the target rule set and on the reference model; ok when the reference violates
-    nothing (and, if ``strict``, as the pytest plugin's replay items ask, it also reproduces)."""
-    from mtgcheck.replay import replay as run_replay, rules_of
-
-    variant, disabled = rules_of(cx.target)
-    on_target = run_replay(cx, variant=variant, disabled=disabled)
-    on_ref = run_replay(cx, variant=None, disabled=frozenset())
-    target = "reproduces" if on_target.reproduces else "does NOT reproduce"
-    ref = ("clean" + (f" (refuses action #{on_ref.refused_at})" if on_ref.refused_at is not None else "")
-           if not on_ref.violated else "VIOLATES " + ", ".join(on_ref.violated))
-    ok = not on_ref.violated and (on_target.reproduces or not strict)
-    return ok, f"{cx.violates} on {cx.target}: {target}; reference: {ref}"
-
-
-def _replay_divergence(cx: Any, driver: Any) -> tuple[bool, str]:
-    """The rules' verdicts recorded in the file must hold on the model; then, with an engine, replay it there."""
-    from mtgcheck.scenario_run import run as run_scenario
-    from mtgcheck.validate import replay_on_engine
-
-    d = cx.doc["divergence"]
-    rules = run_scenario(cx.scenario)
-    line = (f"divergence on {cx.target} ({d['kind']}, {d['field']}, CR {d['rule'] or '-'}): reference "
-            + ("agrees with the recorded verdicts" if rules.passed else "DISAGREES with the recorded verdicts"))
-    if driver is None:
-        return rules.passed, line
-    now, same = replay_on_engine(driver, cx)
-    where = f"{driver.info.name} {driver.info.version}"
-    if now is None:
-        return rules.passed, line + f"; {where}: no longer diverges"
-    if same:
-        return False, line + f"; {where}: STILL DIVERGES"
-    at = f"after action #{now.step}" if now.step >= 0 else "at the setup"
-    return False, (line + f"; {where}: DIVERGES ELSEWHERE ({now.kind}, {now.field}, CR {now.rule or '-'}, {at}: "
-                   f"{now.why}; stored: {d['kind']}, {d['field']}, CR {d['rule'] or '-'} after action #{d['step']})")
 
 
 @main.command()

@@ -10,8 +10,6 @@ fired as vacuous rather than as holding.
 
 from __future__ import annotations
 
-import functools
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,7 +28,8 @@ class CheckConfig:
     hypothesis_steps: int = 40
 
 
-def _lib(owner: int, n: int, name: str = "Island") -> tuple[C, ...]:
+def library_of(owner: int, n: int, name: str = "Island") -> tuple[C, ...]:
+    """``n`` cards named ``name`` in ``owner``'s library, with ids ``lib<owner>a``, ``lib<owner>b``, ..."""
     return tuple(C(f"lib{owner}{chr(97 + i)}", name, owner, "library") for i in range(n))
 
 
@@ -42,7 +41,7 @@ BUILTIN: tuple[CheckConfig, ...] = (
                         C("shock", "Test Plotted Shock", 0, "hand"),
                         C("fireball", "Test Plotted Fireball", 1, "exile", plotted_turn=1),
                         C("bolt", "Lightning Bolt", 1, "hand"),
-                        *_lib(0, 2), *_lib(1, 2))),
+                        *library_of(0, 2), *library_of(1, 2))),
         max_turn=3, depth=10),
     CheckConfig(
         "flashback",
@@ -51,7 +50,7 @@ BUILTIN: tuple[CheckConfig, ...] = (
                         C("looting", "Faithless Looting", 0, "graveyard"),
                         C("counter", "Counterspell", 1, "hand"),
                         C("remand", "Remand", 1, "graveyard"),
-                        *_lib(0, 3), *_lib(1, 2))),
+                        *library_of(0, 3), *library_of(1, 2))),
         max_turn=2, depth=10),
     CheckConfig(
         "costs",
@@ -62,12 +61,12 @@ BUILTIN: tuple[CheckConfig, ...] = (
                         C("top", "Lightning Bolt", 0, "library"),
                         C("mid", "Forest", 0, "library"),
                         C("low", "Think Twice", 0, "library"),
-                        *_lib(1, 1))),
+                        *library_of(1, 1))),
         max_turn=1, depth=8),
     CheckConfig(
         "planechase",
         Position(players=3, turn=1, active=0, step="main1", life=(20, 20, 20), mana=(1, 1, 1),
-                 cards=(*_lib(0, 2), *_lib(1, 2), *_lib(2, 2)),
+                 cards=(*library_of(0, 2), *library_of(1, 2), *library_of(2, 2)),
                  planechase=PlanarSetup(decks=(("Test Plane Tally Grounds",), (), ()), plane="Otaria",
                                         plane_owner=1, plane_counters=0, controller=0)),
         max_turn=2, depth=10),
@@ -168,34 +167,26 @@ SMALL: dict[str, CheckConfig] = {c.name: c for c in (PLOT, LUCK, RITES, FLASHBAC
 # --- configuration files (format mtgcheck.config/1, docs/config.md) ---------------------
 
 CONFIG_FORMAT = "mtgcheck.config/1"
-CONFIG_SCHEMA_FILE = "config-1.schema.json"
 #: The bounds a file may set, each with its CheckConfig default when the file leaves it out.
 BOUNDS = ("max_turn", "depth", "hypothesis_examples", "hypothesis_steps")
 
 
+CONFIG_SCHEMA = "config-1"
+CONFIG_SCHEMA_FILE = "config-1.schema.json"  # in mtgcheck/data
+
+
 def config_schema() -> dict[str, Any]:
     """The published JSON Schema of configuration files (its ``setup`` is the scenario's)."""
-    from importlib.resources import files
+    from mtgcheck import formats
 
-    return json.loads(files("mtgcheck.data").joinpath(CONFIG_SCHEMA_FILE).read_text(encoding="utf-8"))
-
-
-@functools.cache
-def _config_validator() -> Any:
-    """A validator that resolves the scenario schema's ``$defs/setup`` by the scenario's $id."""
-    from jsonschema import Draft202012Validator
-    from referencing import Registry, Resource
-
-    from mtgcheck.scenario_format import load_schema
-
-    scenario = load_schema()
-    registry = Registry().with_resource(scenario["$id"], Resource.from_contents(scenario))
-    return Draft202012Validator(config_schema(), registry=registry)
+    return formats.load_schema(CONFIG_SCHEMA)
 
 
 def _expected(key: str) -> str:
     """What a top-level key must hold, in the words of scenario errors."""
-    prop = config_schema()["properties"][key]
+    from mtgcheck.formats import schema
+
+    prop = schema(CONFIG_SCHEMA)["properties"][key]
     if key == "format":
         return repr(CONFIG_FORMAT)
     if key == "name":
@@ -213,27 +204,27 @@ def _top_level_problem(doc: object, shown: str) -> FormatError | None:
     Problems are ordered by the schema's key order, so a file of another format is told
     that first rather than about each of its keys.
     """
-    from mtgcheck.scenario_format import _field, _got, _Said  # the scenario loader's wording
+    from mtgcheck.formats import Said, field_path, schema, shown_value, validator  # every format's wording
 
     if not isinstance(doc, dict):
-        return FormatError(shown, "(top level)", f"an object (a {CONFIG_FORMAT} document)", _got(doc))
-    keys = list(config_schema()["properties"])
+        return FormatError(shown, "(top level)", f"an object (a {CONFIG_FORMAT} document)", shown_value(doc))
+    keys = list(schema(CONFIG_SCHEMA)["properties"])
     unknown = [k for k in doc if k not in keys]
     if unknown:
         # A key with spaces or control characters is quoted and escaped: the message stays one line.
-        return FormatError(shown, _field("", (unknown[0],)), "one of the top-level keys: " + ", ".join(keys),
-                           _Said("an unknown key"))
+        return FormatError(shown, field_path("", (unknown[0],)), "one of the top-level keys: " + ", ".join(keys),
+                           Said("an unknown key"))
     try:
-        errors = list(_config_validator().iter_errors(doc))
+        errors = list(validator(CONFIG_SCHEMA).iter_errors(doc))
     except RecursionError:
-        return FormatError(shown, "(top level)", "a configuration nested less deeply", _Said("nesting too deep to check"))
+        return FormatError(shown, "(top level)", "a configuration nested less deeply", Said("nesting too deep to check"))
     bad = {e.path[0] for e in errors if e.path and e.path[0] != "setup"}
-    missing = {k for k in config_schema()["required"] if k not in doc}
+    missing = {k for k in schema(CONFIG_SCHEMA)["required"] if k not in doc}
     for key in keys:
         if key in missing:
-            return FormatError(shown, key, _expected(key), _Said("nothing (the key is missing)"))
+            return FormatError(shown, key, _expected(key), Said("nothing (the key is missing)"))
         if key in bad:
-            return FormatError(shown, key, _expected(key), _got(doc[key]))
+            return FormatError(shown, key, _expected(key), shown_value(doc[key]))
     return None
 
 
@@ -245,9 +236,11 @@ def parse_config(doc: object, source: str) -> CheckConfig:
     field paths (``setup.cards[1].card``) read the same in both formats.
     """
     from mtgcheck.model import cards as pool
-    from mtgcheck.scenario_format import FORMAT, _display, _normalized, parse_scenario
+    from mtgcheck.errors import display
+    from mtgcheck.formats import normalized
+    from mtgcheck.scenario_format import FORMAT, parse_scenario
 
-    shown = _display(source)
+    shown = display(source)
     problem = _top_level_problem(doc, shown)
     if problem is not None:
         raise problem
@@ -255,7 +248,7 @@ def parse_config(doc: object, source: str) -> CheckConfig:
     wrapped = {"format": FORMAT, "name": doc["name"], "rules": [], "setup": doc["setup"], "actions": []}
     position = parse_scenario(wrapped, source=source, known_cards=pool.card_names(),
                               known_planes=pool.plane_names()).setup
-    bounds = {k: v for k, v in _normalized(doc).items() if k in BOUNDS}  # type: ignore[union-attr]
+    bounds = {k: v for k, v in normalized(doc).items() if k in BOUNDS}  # type: ignore[union-attr]
     conf = CheckConfig(doc["name"], position, **bounds)
     if conf.max_turn < position.turn:
         raise FormatError(shown, "max_turn", f"a turn no earlier than setup.turn ({position.turn})", conf.max_turn)

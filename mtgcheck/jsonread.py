@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from mtgcheck.errors import FormatError, display, one_line
+from mtgcheck.model.formats import Said
 
 __all__ = ["MAX_BYTES", "MAX_DEPTH", "display", "one_line", "read", "read_bytes", "loads", "non_regular"]
 
@@ -36,19 +37,6 @@ MAX_BYTES = 1 << 20
 #: document is refused here, in one line, not by whichever recursive checker runs out of
 #: stack first (the schema checks still catch that for documents nested less deeply).
 MAX_DEPTH = 512
-
-
-class _Said(str):
-    """Text shown as is after "got" (FormatError shows ``got`` with repr()).
-
-    A ``str``, so ``error.got`` stays a plain value for callers, but shown without quotes,
-    so that "got a list of 3 items" or "got null" don't read as if the file held that text.
-    """
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return str(self)
 
 
 class _DuplicateKey(Exception):
@@ -118,10 +106,10 @@ def read_bytes(path: str | Path, *, what: str, limit: int = MAX_BYTES) -> bytes:
     shown = display(str(path))
 
     def file_error(got: str) -> FormatError:
-        return FormatError(shown, "(file)", what, _Said(got))
+        return FormatError(shown, "(file)", what, Said(got))
 
     def too_large(got: str) -> FormatError:
-        return FormatError(shown, "(file)", f"a file of at most 1 MiB ({limit} bytes)", _Said(got))
+        return FormatError(shown, "(file)", f"a file of at most 1 MiB ({limit} bytes)", Said(got))
 
     kind = non_regular(path)
     if kind is not None:
@@ -167,7 +155,7 @@ def loads(data: bytes | str, *, source: str, max_depth: int = MAX_DEPTH) -> obje
     shown = display(source)
 
     def json_error(expected: str, got: str) -> FormatError:
-        return FormatError(shown, "(json)", expected, _Said(got))
+        return FormatError(shown, "(json)", expected, Said(got))
 
     if isinstance(data, bytes):
         try:

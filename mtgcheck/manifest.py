@@ -20,8 +20,6 @@ an inconclusive run must not read as a failed one, nor as a pass.
 
 from __future__ import annotations
 
-import functools
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -31,7 +29,8 @@ from mtgcheck.checkers.result import HOLDS, PROVED, UNKNOWN
 from mtgcheck.errors import FormatError
 
 FORMAT = "mtgcheck.manifest/1"
-SCHEMA_FILE = "manifest-1.schema.json"
+SCHEMA = "manifest-1"
+SCHEMA_FILE = "manifest-1.schema.json"  # in mtgcheck/data
 
 
 def depends(checker: str) -> tuple[str, ...]:
@@ -87,11 +86,11 @@ def load(path: str | Path) -> dict:
     """Read and check a manifest; a malformed one is a one-line FormatError naming the field.
 
     Read by the strict reader (at most 1 MiB, a regular file, no key twice, no NaN, bounded
-    nesting) and checked against ``mtgcheck/data/manifest-1.schema.json`` with the scenario
-    loader's plain words, before the run starts: a bad manifest must not cost a whole run.
+    nesting) and checked against ``mtgcheck/data/manifest-1.schema.json`` with every
+    format's plain words (:func:`mtgcheck.formats.schema_problems`), before the run starts:
+    a bad manifest must not cost a whole run.
     """
-    from mtgcheck import jsonread
-    from mtgcheck.scenario_format import _schema_problems
+    from mtgcheck import formats, jsonread
 
     name = str(path)
     try:
@@ -100,21 +99,11 @@ def load(path: str | Path) -> dict:
         if exc.field == "(file)" and exc.got == "no such file":
             raise FormatError(exc.file, "(file)", "an existing manifest (write one with --write-manifest)") from None
         raise
-    problems = _schema_problems(doc, jsonread.display(name), "", validator=_validator(), what="a manifest")
+    problems = formats.schema_problems(doc, jsonread.display(name), "", schema=SCHEMA, what="a manifest")
     if problems:
         raise problems[0]
     assert isinstance(doc, dict)  # the schema says so
     return doc
-
-
-@functools.cache
-def _validator() -> Any:
-    from importlib.resources import files
-
-    from jsonschema import Draft202012Validator
-
-    schema = json.loads(files("mtgcheck.data").joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
-    return Draft202012Validator(schema)
 
 
 # --- comparing --------------------------------------------------------------------------------

@@ -431,15 +431,14 @@ class ReplayItem(_Item):
 
     def runtest(self) -> None:
         """As ``mtgcheck replay``: it reproduces on its target and violates nothing on the reference."""
-        from mtgcheck.cli import _replay_divergence, _replay_property
         from mtgcheck.errors import MtgcheckError
-        from mtgcheck.replay import load
+        from mtgcheck.replay import load, replay_divergence, replay_property
 
         try:
             cx = load(self.file)
         except MtgcheckError as exc:
             raise MtgcheckFailure(str(exc)) from None
-        ok, line = _replay_divergence(cx, None) if cx.violates == "divergence" else _replay_property(cx, strict=True)
+        ok, line = replay_divergence(cx) if cx.violates == "divergence" else replay_property(cx, strict=True)
         self.user_properties.append(("mtgcheck_replay", line))
         if not ok:
             raise MtgcheckFailure(f"{cx.path}: {line}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from mtgcheck.checkers.result import Verdict
 from mtgcheck.errors import FormatError
@@ -21,19 +21,16 @@ from mtgcheck.model.actions import enabled_transition
 from mtgcheck.model.config import VARIANTS
 from mtgcheck.model.setup import Position, build
 from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
-from mtgcheck.scenario_format import (
-    Scenario,
-    _display,
-    _field,
-    _got,
-    _Said,
-    parse_scenario,
-)
+from mtgcheck.errors import display
+from mtgcheck.formats import Said, field_path, schema_problems, shown_value
+from mtgcheck.scenario_format import Scenario, parse_scenario
 from mtgcheck.scenario_run import position_of, to_action
 from mtgcheck.scenario_write import scenario_from_trace
 from mtgcheck.store import FORMAT, content_hash
 
 FINDERS = ("z3", "graph", "hypothesis", "differential")
+#: The schema of the format (``mtgcheck/data/counterexample-1.schema.json``).
+SCHEMA = "counterexample-1"
 
 
 def target_of(variant: str | None, disabled: frozenset[str] = frozenset()) -> str:
@@ -84,53 +81,61 @@ def load(path: str | Path) -> Counterexample:
 
 
 def from_doc(doc: object, path: str) -> Counterexample:
-    """Check and type a counterexample already read (``path`` names it in errors)."""
+    """Check and type a counterexample already read (``path`` names it in errors).
+
+    First against the format's schema (``scenario`` aside: the scenario loader checks it,
+    with the pool's card names), then what a schema cannot say: a known property and
+    target, the hash of the content, a divergence only for ``violates: "divergence"``.
+    """
     p = path
-    shown = _display(p)
+    shown = display(p)
+    problems = schema_problems(doc, shown, "", schema=SCHEMA, what="a counterexample", skip=("scenario",))
+    if problems:
+        raise problems[0]
     if not isinstance(doc, dict):
         raise FormatError(shown, "(root)", "a JSON object", type(doc).__name__)
     if doc.get("format") != FORMAT:
-        raise FormatError(shown, "format", repr(FORMAT), _got(doc.get("format")))
+        raise FormatError(shown, "format", repr(FORMAT), shown_value(doc.get("format")))
     keys = ("format", "violates", "found_by", "target", "seed", "trace_length", "minimized_from", "scenario", "hash",
             "divergence")
     extra = set(doc) - set(keys)
     if extra:
-        raise FormatError(shown, _field("", [min(extra)]),
-                          f"one of the keys of a counterexample: {', '.join(keys)}", _Said("an unknown key"))
+        raise FormatError(shown, field_path("", [min(extra)]),
+                          f"one of the keys of a counterexample: {', '.join(keys)}", Said("an unknown key"))
     violates = doc.get("violates")
     if not isinstance(violates, str) or (violates not in BY_ID and violates != "divergence"):
-        raise FormatError(shown, "violates", "a property id or 'divergence'", _got(doc.get("violates")))
+        raise FormatError(shown, "violates", "a property id or 'divergence'", shown_value(doc.get("violates")))
     if doc.get("found_by") not in FINDERS:
-        raise FormatError(shown, "found_by", "one of " + ", ".join(FINDERS), _got(doc.get("found_by")))
+        raise FormatError(shown, "found_by", "one of " + ", ".join(FINDERS), shown_value(doc.get("found_by")))
     target = doc.get("target")
     if violates == "divergence":
         _check_divergence(shown, doc)
     else:
         if "divergence" in doc:
             raise FormatError(shown, "divergence", "no divergence object unless violates is 'divergence'",
-                              _Said("an object"))
+                              Said("an object"))
         try:
             variant, _ = rules_of(target) if isinstance(target, str) else (None, None)
         except ValueError:
             variant = None
             target = None
         if not isinstance(target, str) or (variant is not None and variant not in VARIANTS):
-            raise FormatError(shown, "target", "reference, variant-NAME or mutant-IDS", _got(doc.get("target")))
+            raise FormatError(shown, "target", "reference, variant-NAME or mutant-IDS", shown_value(doc.get("target")))
     seed = doc.get("seed")
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
         raise FormatError(shown, "seed", "an integer or null", seed)
     length = doc.get("trace_length", 0)
     if not isinstance(length, int) or isinstance(length, bool) or length < 0:
-        raise FormatError(shown, "trace_length", "an integer >= 0", _got(length))
+        raise FormatError(shown, "trace_length", "an integer >= 0", shown_value(length))
     counts = doc.get("minimized_from", {})
     if not isinstance(counts, dict) or any(
             key not in ("actions", "cards", "players") or not isinstance(n, int) or isinstance(n, bool) or n < 0
             for key, n in counts.items()):
         raise FormatError(shown, "minimized_from", "an object of counts (actions, cards, players: integers >= 0)",
-                          _got(counts))
+                          shown_value(counts))
     if doc.get("hash") != content_hash(doc):
         raise FormatError(shown, "hash", "the SHA-256 of the content (the file was changed after it was stored)",
-                          _got(doc.get("hash")))
+                          shown_value(doc.get("hash")))
     sc = parse_scenario(doc.get("scenario"), source=p, known_cards=pool.card_names(),
                         known_planes=pool.plane_names(), known_variants=tuple(VARIANTS), prefix="scenario")
     return Counterexample(p, doc["violates"], doc["found_by"], target, seed, sc, doc)
@@ -143,30 +148,30 @@ def _check_divergence(shown: str, doc: dict[str, Any]) -> None:
     """An engine's divergence: found by differential testing, target ``<engine>-<version>``."""
     target = doc.get("target")
     if not isinstance(target, str) or not target or target == "reference" or target.startswith(("variant-", "mutant-")):
-        raise FormatError(shown, "target", "an engine's name-version for a divergence", _got(target))
+        raise FormatError(shown, "target", "an engine's name-version for a divergence", shown_value(target))
     if doc.get("found_by") != "differential":
-        raise FormatError(shown, "found_by", "'differential' for a divergence", _got(doc.get("found_by")))
+        raise FormatError(shown, "found_by", "'differential' for a divergence", shown_value(doc.get("found_by")))
     d = doc.get("divergence")
     if not isinstance(d, dict):
         raise FormatError(shown, "divergence", "an object (kind, step, field, rule, rules_say, engine_says, why)",
-                          _got(d))
+                          shown_value(d))
     for key, typ in _DIVERGENCE_KEYS.items():
         if not isinstance(d.get(key), typ) or isinstance(d.get(key), bool):
             raise FormatError(shown, f"divergence.{key}", f"a{'n integer' if typ is int else ' string'}",
-                              _got(d.get(key)))
+                              shown_value(d.get(key)))
     from mtgcheck.divergence import KINDS
 
     if d["kind"] not in KINDS:
-        raise FormatError(shown, "divergence.kind", "one of " + ", ".join(KINDS), _got(d["kind"]))
+        raise FormatError(shown, "divergence.kind", "one of " + ", ".join(KINDS), shown_value(d["kind"]))
     also = d.get("also", [])
     if not isinstance(also, list) or any(not isinstance(x, dict) or not isinstance(x.get("field"), str)
                                          or not isinstance(x.get("rule"), str) for x in also):
         raise FormatError(shown, "divergence.also", "a list of objects (field, rule, rules_say, engine_says)",
-                          _got(also))
+                          shown_value(also))
     unknown = set(d) - set(_DIVERGENCE_KEYS) - {"rules_say", "engine_says", "also"}
     if unknown:
-        raise FormatError(shown, _field("divergence", [min(unknown)]), "no such key in a divergence",
-                          _Said("an unknown key"))
+        raise FormatError(shown, field_path("divergence", [min(unknown)]), "no such key in a divergence",
+                          Said("an unknown key"))
 
 
 @dataclass
@@ -199,3 +204,45 @@ def replay(cx: Counterexample, *, variant: str | None, disabled: frozenset[str])
                 violated.append(p.id)
         s = s2
     return Replay(cx.violates in violated, None, violated, s)
+
+
+def replay_property(cx: Counterexample, strict: bool = False) -> tuple[bool, str]:
+    """Replay on the target rule set and on the reference model; ok when the reference violates
+    nothing (and, if ``strict``, as the pytest plugin's replay items ask, it also reproduces)."""
+    variant, disabled = rules_of(cx.target)
+    on_target = replay(cx, variant=variant, disabled=disabled)
+    on_ref = replay(cx, variant=None, disabled=frozenset())
+    target = "reproduces" if on_target.reproduces else "does NOT reproduce"
+    ref = ("clean" + (f" (refuses action #{on_ref.refused_at})" if on_ref.refused_at is not None else "")
+           if not on_ref.violated else "VIOLATES " + ", ".join(on_ref.violated))
+    ok = not on_ref.violated and (on_target.reproduces or not strict)
+    return ok, f"{cx.violates} on {cx.target}: {target}; reference: {ref}"
+
+
+def replay_divergence(cx: Counterexample, driver: Any = None,
+                      on_engine: Callable[[Any, Counterexample], tuple[Any, bool]] | None = None) -> tuple[bool, str]:
+    """The rules' verdicts recorded in the file must hold on the model; then, with an engine, replay it there.
+
+    ``driver`` is the engine (a :class:`mtgcheck.validate.Driver`) and ``on_engine`` replays
+    the counterexample on it (:func:`mtgcheck.validate.replay_on_engine`): the first
+    divergence now (None: none) and whether it is the stored one.  Passed in, not imported:
+    validate reads counterexamples through this module.
+    """
+    from mtgcheck.scenario_run import run as run_scenario
+
+    d = cx.doc["divergence"]
+    rules = run_scenario(cx.scenario)
+    line = (f"divergence on {cx.target} ({d['kind']}, {d['field']}, CR {d['rule'] or '-'}): reference "
+            + ("agrees with the recorded verdicts" if rules.passed else "DISAGREES with the recorded verdicts"))
+    if driver is None:
+        return rules.passed, line
+    assert on_engine is not None, "an engine to replay on needs on_engine"
+    now, same = on_engine(driver, cx)
+    where = f"{driver.info.name} {driver.info.version}"
+    if now is None:
+        return rules.passed, line + f"; {where}: no longer diverges"
+    if same:
+        return False, line + f"; {where}: STILL DIVERGES"
+    at = f"after action #{now.step}" if now.step >= 0 else "at the setup"
+    return False, (line + f"; {where}: DIVERGES ELSEWHERE ({now.kind}, {now.field}, CR {now.rule or '-'}, {at}: "
+                   f"{now.why}; stored: {d['kind']}, {d['field']}, CR {d['rule'] or '-'} after action #{d['step']})")

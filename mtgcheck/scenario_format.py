@@ -29,22 +29,17 @@ mtgcheck.model.errors.FormatError: a.json: setup.active: expected a player index
 
 from __future__ import annotations
 
-import copy
-import functools
-import json
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import STRONG_MATCHES, WEAK_MATCHES, ValidationError, best_match
-
+from mtgcheck import formats
+from mtgcheck.errors import FormatError, UnknownCardError, display
+from mtgcheck.formats import PATTERN_WORDS, Said, field_path, normalized, shown_value
+from mtgcheck.jsonread import MAX_BYTES, read as _read
 from mtgcheck.model.setup import CardPlacement, PlanarSetup, Position
-from mtgcheck.errors import FormatError, UnknownCardError
-from mtgcheck.jsonread import MAX_BYTES, _Said, display as _display, one_line as _one_line, read as _read
 
 __all__ = [
     "EXPECT_ZONES",
@@ -71,7 +66,8 @@ FORMAT = "mtgcheck.scenario/1"
 #: Larger files are refused unread: no hand-written scenario comes near, and a cap keeps a
 #: stray multi-gigabyte file from exhausting memory in the parser.
 MAX_FILE_BYTES = MAX_BYTES
-SCHEMA_FILE = "scenario-1.schema.json"
+SCHEMA_NAME = "scenario-1"
+SCHEMA_FILE = formats.schema_file(SCHEMA_NAME)
 
 STEPS = ("beginning", "main1", "combat", "main2", "end")
 SETUP_ZONES = ("library", "hand", "graveyard", "exile", "battlefield")
@@ -93,28 +89,11 @@ VERB_ARGUMENTS: Mapping[str, tuple[str, ...]] = {
 _ID_RE = re.compile(r"[A-Za-z0-9_-]+")
 _RULE_RE = re.compile(r"[0-9]{3}(\.[0-9]+[a-z]?)?")
 _PLAYER_TARGET_RE = re.compile(r"player:([0-9]+)")
-_PLAIN_KEY_RE = re.compile(r"[A-Za-z0-9_-]+")
 
 _RULE_PATTERN = "^[0-9]{3}(\\.[0-9]+[a-z]?)?$"
 _ID_PATTERN = "^[A-Za-z0-9_-]+$"
 _TARGET_PATTERN = "^([A-Za-z0-9_-]+|player:[0-9]+)$"
-# Plain words for the schema's patterns and types: (one, several).
-_PATTERN_WORDS = {
-    _RULE_PATTERN: ("a CR rule number such as 702.170d, 601.2 or 702",
-                    "CR rule numbers such as 702.170d, 601.2 or 702"),
-    _ID_PATTERN: ("a card id (letters, digits, _ and - only)",
-                  "card ids (letters, digits, _ and - only)"),
-    _TARGET_PATTERN: ('a card id or "player:N"', 'card ids or "player:N" strings'),
-}
-_TYPE_WORDS = {
-    "integer": ("an integer", "integers"),
-    "number": ("a number", "numbers"),
-    "string": ("a string", "strings"),
-    "array": ("a list", "lists"),
-    "object": ("an object", "objects"),
-    "boolean": ("true or false", "true or false values"),
-    "null": ("null", "nulls"),
-}
+_PATTERN_WORDS = PATTERN_WORDS  # the schema's patterns in plain words: (one, several)
 
 
 # ---------------------------------------------------------------------------------------
@@ -198,25 +177,13 @@ class Scenario:
 # Public functions
 
 
-@functools.cache
-def _schema() -> dict[str, Any]:
-    text = files("mtgcheck.data").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
-
-
 def load_schema() -> dict[str, Any]:
     """The published JSON Schema of the format, as a fresh dict (callers may change it).
 
-    Other formats that embed a scenario (counterexample files) build on it rather than
-    copy it, so that the two can never disagree.
+    Other formats that embed a scenario (counterexample files, configurations) build on
+    it by its ``$id`` rather than copy it, so that the two can never disagree.
     """
-    return copy.deepcopy(_schema())
-
-
-@functools.cache
-def _validator() -> Draft202012Validator:
-    return Draft202012Validator(_schema())
+    return formats.load_schema(SCHEMA_NAME)
 
 
 def load_scenario(
@@ -296,204 +263,17 @@ def validate_all(
     all there is: the cross-field checks assume a well-formed document, and reporting,
     say, "player 5 is out of range" for ``"players": "two"`` would only add noise.
     """
-    shown = _display(source)
-    problems = _schema_problems(doc, shown, prefix)
+    shown = display(source)
+    problems = formats.schema_problems(doc, shown, prefix, schema=SCHEMA_NAME, what="a scenario")
     if problems:
         return problems
-    normal = _normalized(doc)
+    normal = normalized(doc)
     assert isinstance(normal, dict)  # the schema says so
     return _Semantics(normal, shown, prefix, known_cards, known_planes, known_variants).run()
 
 
 # ---------------------------------------------------------------------------------------
-# Field paths and plain words
-
-
-def _field(prefix: str, path: Iterable[str | int]) -> str:
-    """``setup.cards[1].card`` for the path ("setup", "cards", 1, "card")."""
-    out = prefix
-    for part in path:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif _PLAIN_KEY_RE.fullmatch(part):
-            out += f".{part}" if out else part
-        else:  # a key with spaces, dots or control characters: quoted, escaped, one line
-            out += f"[{json.dumps(part)}]"
-    return out or "(top level)"
-
-
-def _got(value: object) -> object:
-    """What to show after "got": scalars as they are, containers summarized.
-
-    A whole list or object would make a long line (and repr() of a deeply nested value
-    can itself fail), and the field already says where it is.
-    """
-    if value is None:
-        return _Said("null")
-    if isinstance(value, bool):
-        return _Said("true" if value else "false")
-    if isinstance(value, (str, int, float)):
-        return value
-    if isinstance(value, list):
-        return _Said(f"a list of {len(value)} item{'' if len(value) == 1 else 's'}")
-    if isinstance(value, dict):
-        return _Said("an object")
-    return _Said(f"a Python {type(value).__name__}")
-
-
-def _resolve(schema: object) -> dict[str, Any]:
-    """Follow a local ``$ref`` of our own schema (the only kind it uses)."""
-    while isinstance(schema, dict) and "$ref" in schema:
-        ref = schema["$ref"]
-        assert isinstance(ref, str) and ref.startswith("#/$defs/"), ref
-        schema = _schema()["$defs"][ref.removeprefix("#/$defs/")]
-    return schema if isinstance(schema, dict) else {}
-
-
-def _types(schema: Mapping[str, Any], *, several: bool = False) -> str:
-    kinds = schema.get("type")
-    kinds = [kinds] if isinstance(kinds, str) else list(kinds or [])
-    return " or ".join(_TYPE_WORDS.get(kind, (kind, kind))[several] for kind in kinds)
-
-
-def _describe(schema: object, *, several: bool = False) -> str:
-    """A schema in plain words, e.g. "an integer from 2 to 4" ("integers from 2 to 4")."""
-    if schema is _schema()["$defs"]["player"] or schema == {"$ref": "#/$defs/player"}:
-        return ("player indexes (integers >= 0)" if several
-                else "a player index (an integer >= 0)")
-    sub = _resolve(schema)
-    if "const" in sub:
-        return repr(sub["const"])
-    if "enum" in sub:
-        return ("each one of " if several else "one of ") + ", ".join(map(str, sub["enum"]))
-    if "pattern" in sub:
-        return _PATTERN_WORDS.get(sub["pattern"], (f"a string matching {sub['pattern']}",
-                                                   f"strings matching {sub['pattern']}"))[several]
-    words = _types(sub, several=several)
-    integer = _TYPE_WORDS["integer"][several]
-    low, high = sub.get("minimum"), sub.get("maximum")
-    if low is not None and high is not None:
-        words = words.replace(integer, f"{integer} from {low} to {high}", 1)
-    elif low is not None:
-        words = words.replace(integer, f"{integer} >= {low}", 1)
-    if sub.get("minLength") == 1:
-        words = words.replace(_TYPE_WORDS["string"][several],
-                              "non-empty strings" if several else "a non-empty string", 1)
-    if "items" in sub and words == _TYPE_WORDS["array"][several]:
-        words += f" of {_describe(sub['items'], several=True)}"
-    return words or "a valid value"
-
-
-# ---------------------------------------------------------------------------------------
-# Structural check (the schema)
-
-
-def _schema_problems(doc: object, shown: str, prefix: str, validator: Draft202012Validator | None = None,
-                     what: str = "a scenario") -> list[FormatError]:
-    """Schema errors as FormatErrors: the format key first, then best_match, then the rest.
-
-    ``validator`` checks against another schema (the manifest's), so that every format's
-    errors are worded alike; ``what`` names the document ("a scenario").  That schema must
-    not use ``$ref``: :func:`_describe` resolves references in the scenario schema.
-    """
-    try:
-        errors = list((validator or _validator()).iter_errors(doc))
-        if not errors:
-            return []
-        best = best_match(errors, key=_relevance)
-        translated = [(error, _translate(error, shown, prefix)) for error in errors]
-    except RecursionError:
-        return [FormatError(shown, _field(prefix, ()), f"{what} nested less deeply",
-                            _Said("nesting too deep to check"))]
-    format_field = _field(prefix, ("format",))
-    # A file of another format (a counterexample given to `scenario`, or a future
-    # version) should be told so, not told about each of its keys.
-    translated.sort(key=lambda pair: (
-        not any(problem.field == format_field for problem in pair[1]),
-        pair[0] is not best,
-    ))
-    seen: set[str] = set()
-    problems = []
-    for _, batch in translated:
-        for problem in batch:
-            if problem.field not in seen:  # e.g. one missing key reported per required error
-                seen.add(problem.field)
-                problems.append(problem)
-    return problems
-
-
-def _relevance(error: ValidationError) -> tuple[int, bool, bool]:
-    """jsonschema's relevance without its tie-break on the path.
-
-    Its default prefers, among siblings, the *last* in the document (``actions[14]`` over
-    ``actions[0]``); without the path in the key, ``max`` keeps the first of equals, so
-    the first mistake in the file is the one shown, as a reader would fix them.
-    """
-    return (-len(error.path), error.validator not in WEAK_MATCHES,
-            error.validator in STRONG_MATCHES)
-
-
-def _translate(error: ValidationError, shown: str, prefix: str) -> list[FormatError]:
-    """One jsonschema error in plain words, with a readable field path."""
-    path = list(error.absolute_path)
-    field = _field(prefix, path)
-    kind, instance = error.validator, error.instance
-    value: Any = error.validator_value
-    schema: Mapping[str, Any] = error.schema if isinstance(error.schema, Mapping) else {}
-    if "propertyNames" in error.absolute_schema_path:
-        # The key itself is wrong (jsonschema checks it as if it were a value).
-        return [FormatError(shown, field, f"keys that are {_describe(schema, several=True)}",
-                            _got(instance))]
-    if kind == "required" and isinstance(instance, dict):
-        properties = schema.get("properties", {})
-        return [FormatError(shown, _field(prefix, [*path, key]), _describe(properties.get(key)),
-                            _Said("nothing (the key is missing)"))
-                for key in value if key not in instance]
-    if kind == "additionalProperties" and isinstance(instance, dict):
-        known = list(schema.get("properties", {}))
-        verb = instance.get("do") if "allOf" in error.absolute_schema_path else None
-        if isinstance(verb, str):
-            owner = f"keys of a {verb!r} action"
-        else:
-            owner = f"keys of {_field(prefix, path)}" if path or prefix else "top-level keys"
-        expected = f"one of the {owner}: {', '.join(known)}"
-        return [FormatError(shown, _field(prefix, [*path, key]), expected, _Said("an unknown key"))
-                for key in instance if key not in known]
-    if kind == "type":
-        return [FormatError(shown, field, _types(schema), _got(instance))]
-    if kind == "const":
-        return [FormatError(shown, field, repr(value), _got(instance))]
-    if kind == "enum":
-        return [FormatError(shown, field, "one of " + ", ".join(map(str, value)), _got(instance))]
-    if kind in ("minimum", "maximum", "pattern", "minLength"):
-        return [FormatError(shown, field, _describe(schema), _got(instance))]
-    if kind == "minItems":
-        items = f"item{'' if value == 1 else 's'}"
-        return [FormatError(shown, field, f"a list of at least {value} {items}", _got(instance))]
-    if kind == "maxItems":
-        items = f"item{'' if value == 1 else 's'}"
-        got = _Said(f"{len(instance)} items") if isinstance(instance, list) else _got(instance)
-        return [FormatError(shown, field, f"a list of at most {value} {items} (the model's bound)", got)]
-    if kind == "uniqueItems" and isinstance(instance, list):
-        repeated = next((item for i, item in enumerate(instance) if item in instance[:i]), None)
-        return [FormatError(shown, field, "a list without repeated items",
-                            _Said(f"{_one_line(repr(repeated))} twice"))]
-    return [FormatError(shown, field, _one_line(error.message)[:200], None)]  # pragma: no cover
-
-
-# ---------------------------------------------------------------------------------------
 # Cross-field checks
-
-
-def _normalized(value: object) -> object:
-    """A copy with integral floats made ints: JSON Schema counts 2.0 as an integer."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, list):
-        return [_normalized(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _normalized(item) for key, item in value.items()}
-    return value
 
 
 class _Semantics:
@@ -513,7 +293,7 @@ class _Semantics:
 
     def add(self, path: Sequence[str | int], expected: str, got: object,
             kind: type[FormatError] = FormatError) -> None:
-        self.problems.append(kind(self.shown, _field(self.prefix, path), expected, got))
+        self.problems.append(kind(self.shown, field_path(self.prefix, path), expected, got))
 
     def run(self) -> list[FormatError]:
         doc = self.doc
@@ -544,7 +324,7 @@ class _Semantics:
     def per_player(self, path: Sequence[str | int], values: list[Any]) -> None:
         if len(values) != self.players:
             self.add(path, f"one entry per player ({self.players})",
-                     _Said(f"{len(values)} entr{'y' if len(values) == 1 else 'ies'}"))
+                     Said(f"{len(values)} entr{'y' if len(values) == 1 else 'ies'}"))
 
     def card_ref(self, path: Sequence[str | int], card_id: str) -> None:
         if card_id not in self.ids:
@@ -603,7 +383,7 @@ class _Semantics:
             self.add((*where, "decks"),
                      "exactly one deck (communal is true)" if communal
                      else f"one deck per player ({self.players}; set communal for one shared deck)",
-                     _Said(f"{len(decks)} deck{'' if len(decks) == 1 else 's'}"))
+                     Said(f"{len(decks)} deck{'' if len(decks) == 1 else 's'}"))
         for d, deck in enumerate(decks):
             for i, name in enumerate(deck):
                 self.plane_name((*where, "decks", d, i), name)
@@ -616,7 +396,7 @@ class _Semantics:
                      "its planes leave with no player)", plane["owner"])
         elif not communal and "owner" not in plane:
             self.add((*where, "plane", "owner"), "the plane's owner (a player index; required "
-                     "unless communal is true)", _Said("nothing"))
+                     "unless communal is true)", Said("nothing"))
         elif not communal:
             self.player((*where, "plane", "owner"), plane["owner"], in_game=True)
         # CR 901.6: the planar controller is a player in the game.
@@ -676,7 +456,7 @@ class _Semantics:
             for key in ("plane", "planar_controller", "plane_counters"):
                 if expect.get(key) is not None:
                     self.add((*where, key), "null or no key (setup.planechase is absent: "
-                             "this game has no planes)", _got(expect[key]))
+                             "this game has no planes)", shown_value(expect[key]))
 
 
 # ---------------------------------------------------------------------------------------
@@ -693,7 +473,7 @@ def _parse(doc: object, path: str, known_cards: Collection[str],
         first = problems[0]
         first.problems = problems  # type: ignore[attr-defined]
         raise first
-    normal = _normalized(doc)
+    normal = normalized(doc)
     assert isinstance(normal, dict)  # the schema says so
     return _build(normal, path)
 

@@ -486,7 +486,7 @@ def validation_positions() -> list[Any]:
     a legend (704.5j); Fblthp letting its owner plot the top of the library (702.170f); Aven
     Interrupter and Snapcaster Mage choosing targets for their triggers (603.3d).
     """
-    from mtgcheck.configs import _lib
+    from mtgcheck.configs import library_of as _lib
     from mtgcheck.model.setup import CardPlacement as C, Position
 
     def pos(players: int, life: tuple[int, ...], mana: tuple[int, ...], *cards: C, step: str = "main1") -> Position:

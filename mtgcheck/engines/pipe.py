@@ -16,11 +16,13 @@ import time
 from collections import deque
 from typing import Any
 
-from mtgcheck import jsonread
+from mtgcheck import formats, jsonread
 from mtgcheck.engines.base import PROTOCOL, Applied, EngineError, EngineInfo, EngineRefused, Support
 from mtgcheck.errors import FormatError
 
 MAX_REPLY = jsonread.MAX_BYTES
+#: The protocol's schema (``mtgcheck/data/engine-protocol-1.schema.json``).
+PROTOCOL_SCHEMA = "engine-protocol-1"
 
 
 def _strings(reply: dict[str, Any], key: str) -> frozenset[str]:
@@ -31,7 +33,18 @@ def _strings(reply: dict[str, Any], key: str) -> frozenset[str]:
 
 
 def support_of(doc: object) -> Support:
-    """Read a ``supports`` object (the hello reply), checking every field's type."""
+    """Read a ``supports`` object (the hello reply), checking every field's type.
+
+    First against the protocol's schema (``$defs/supports`` of
+    ``mtgcheck/data/engine-protocol-1.schema.json``), in every format's words: a misspelt
+    key (``"observes"``) is refused, not silently ignored.  Once per engine start, so
+    it costs nothing; the replies of the game loop keep the checks below (see
+    docs/engine-protocol.md, "Errors").
+    """
+    problems = formats.schema_problems(doc, "hello reply", "supports", schema=PROTOCOL_SCHEMA,
+                                       definition="supports", what="a supports object")
+    if problems:
+        raise EngineError("protocol", str(problems[0]))
     if not isinstance(doc, dict):
         raise EngineError("protocol", f"hello reply: supports: expected an object, got {doc!r:.60}")
     players = doc.get("players", [2])

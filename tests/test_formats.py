@@ -1,0 +1,171 @@
+"""One formats layer: every public format has a valid JSON Schema, its reader checks a
+document against it first, and a malformed document is one FormatError worded by the one
+translator (:func:`mtgcheck.formats.schema_problems`), whatever the format.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from mtgcheck import formats, manifest
+from mtgcheck.configs import BUILTIN, parse_config
+from mtgcheck.divergence import KINDS
+from mtgcheck.engines.base import EngineError
+from mtgcheck.engines.pipe import support_of
+from mtgcheck.errors import FormatError
+from mtgcheck.model import cards
+from mtgcheck.replay import FINDERS, from_doc
+from mtgcheck.scenario_format import load_scenario
+from mtgcheck.scenario_write import setup_of
+from mtgcheck.store import content_hash, stored
+
+from .conftest import ROOT
+
+DATA = ROOT / "mtgcheck" / "data"
+POOL = json.loads((DATA / "cards.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", formats.SCHEMAS)
+def test_every_format_has_a_valid_schema(name: str) -> None:
+    path = DATA / formats.schema_file(name)
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    assert schema["$id"] == f"urn:mtgcheck:schema:{name}"
+    assert schema == formats.schema(name) and formats.load_schema(name) is not formats.schema(name)
+
+
+def test_the_schemas_say_what_the_code_says() -> None:
+    pool = formats.schema("cards-1")["$defs"]["card"]["properties"]
+    assert set(pool["types"]["items"]["enum"]) == cards.TYPES
+    assert set(pool["keywords"]["items"]["enum"]) == cards.KEYWORDS
+    assert set(pool["supertypes"]["items"]["enum"]) == cards.SUPERTYPES
+    cx = formats.schema("counterexample-1")
+    assert tuple(cx["properties"]["found_by"]["enum"]) == FINDERS
+    assert tuple(cx["$defs"]["divergence"]["properties"]["kind"]["enum"]) == tuple(KINDS)
+
+
+def test_the_shipped_documents_fit_their_schemas() -> None:
+    assert list(formats.validator("cards-1").iter_errors(POOL)) == []
+    files = stored(ROOT / "counterexamples")
+    assert files
+    for f in files:
+        assert list(formats.validator("counterexample-1").iter_errors(json.loads(f.read_text()))) == [], f
+    assert list(formats.validator("manifest-1").iter_errors(json.loads((ROOT / "manifest.json").read_text()))) == []
+
+
+# --- each reader: a malformed document, one line, the translator's words --------------------
+
+def _scenario_doc() -> dict[str, Any]:
+    return {"format": "mtgcheck.scenario/1", "name": "a plot", "rules": ["702.170a"],
+            "setup": {"players": 2, "turn": 1, "active": 0, "step": "main1",
+                      "cards": [{"id": "a", "card": "Forest", "owner": 0, "zone": "hand"}]},
+            "actions": [{"player": 0, "do": "pass"}]}
+
+
+def _counterexample_doc() -> dict[str, Any]:
+    doc = {"format": "mtgcheck.counterexample/1", "violates": "divergence", "found_by": "differential",
+           "target": "e-1", "seed": 0, "trace_length": 1, "scenario": _scenario_doc(),
+           "divergence": {"kind": "observation", "step": 0, "field": "turn", "rule": "500.1", "rules_say": 1,
+                          "engine_says": 2, "why": "the turn"}}
+    return {**doc, "hash": content_hash(doc)}
+
+
+def _config_doc() -> dict[str, Any]:
+    return {"format": "mtgcheck.config/1", "name": "c", "setup": setup_of(BUILTIN[0].position)}
+
+
+def _manifest_doc() -> dict[str, Any]:
+    return {"format": "mtgcheck.manifest/1", "options": {}, "properties": ["p"], "units": {}}
+
+
+def _read_scenario(doc: Any, tmp: Path) -> None:
+    path = tmp / "s.json"
+    path.write_text(json.dumps(doc))
+    load_scenario(path, known_cards=cards.card_names(), known_planes=cards.plane_names())
+
+
+def _read_manifest(doc: Any, tmp: Path) -> None:
+    path = tmp / "s.json"
+    path.write_text(json.dumps(doc))
+    manifest.load(path)
+
+
+def _read_supports(doc: Any, tmp: Path) -> None:
+    try:
+        support_of(doc)
+    except EngineError as exc:  # an engine's fault, in the translator's words
+        raise FormatError("hello reply", "supports", str(exc)) from None
+
+
+# (format, reader, a malformed document, the schema and definition, where it is shown, its prefix, the field)
+READERS: list[tuple[str, Callable[[Any, Path], None], Any, str, str | None, str, str, str]] = [
+    ("scenario", _read_scenario, {**_scenario_doc(), "rules": ["plot"]}, "scenario-1", None, "s.json", "",
+     "rules[0]"),
+    ("config", lambda doc, tmp: parse_config(doc, "s.json"),
+     {**_config_doc(), "setup": {**_config_doc()["setup"], "players": "two"}}, "config-1", None, "s.json", "",
+     "setup.players"),
+    ("counterexample", lambda doc, tmp: from_doc(doc, "s.json"), {**_counterexample_doc(), "found_by": "me"},
+     "counterexample-1", None, "s.json", "", "found_by"),
+    ("manifest", _read_manifest, {**_manifest_doc(), "properties": ["p", 3]}, "manifest-1", None, "s.json", "",
+     "properties[1]"),
+    ("cards", lambda doc, tmp: cards.pool_from_document(doc),
+     {**POOL, "cards": [{**POOL["cards"][0], "keywords": ["Storm"]}]}, "cards-1", None, cards.POOL_FILE, "",
+     "cards[0].keywords[0]"),
+    ("engine protocol", _read_supports, {"cards": ["Forest"], "observes": ["zones"]}, "engine-protocol-1",
+     "supports", "hello reply", "supports", "supports.observes"),
+]
+
+
+@pytest.mark.parametrize("case", READERS, ids=[case[0] for case in READERS])
+def test_each_reader_checks_its_schema_first_in_the_shared_words(case: Any, tmp_path: Path) -> None:
+    _, read, doc, name, definition, shown, prefix, field = case
+    expected = formats.schema_problems(copy.deepcopy(doc), shown, prefix, schema=name, definition=definition)
+    assert expected and expected[0].field == field
+    with pytest.raises(FormatError) as info:
+        read(copy.deepcopy(doc), tmp_path)
+    message = str(info.value)
+    assert "\n" not in message and message.endswith(str(expected[0])), (message, str(expected[0]))
+
+
+def test_a_valid_document_of_each_reader_is_read(tmp_path: Path) -> None:
+    _read_scenario(_scenario_doc(), tmp_path)
+    parse_config(_config_doc(), "s.json")
+    from_doc(_counterexample_doc(), "s.json")
+    _read_manifest(_manifest_doc(), tmp_path)
+    cards.pool_from_document(POOL)
+    support_of({"cards": ["Forest"], "observe": ["zones"]})
+
+
+def test_references_and_player_wording_work_in_any_schema() -> None:
+    protocol = formats.schema("engine-protocol-1")
+    assert formats.describe(protocol["$defs"]["player"], root=protocol) == "a player index (an integer >= 0)"
+    assert formats.describe({"$ref": "urn:mtgcheck:schema:scenario-1#/$defs/step"}, root=protocol).startswith(
+        "one of beginning, main1")
+    problems = formats.schema_problems({"active": -1}, "reply", "observation", schema="engine-protocol-1",
+                                       definition="observation")
+    assert [str(p) for p in problems] == ["reply: observation.active: expected a player index (an integer >= 0), "
+                                          "got -1"]
+
+
+# --- no module reads another's private helpers ------------------------------------------------
+
+#: Imports of another module's private names that are not this layer's to remove (the Z3 encoding's).
+PRIVATE_IMPORTS_ELSEWHERE = {("mtgcheck/checkers/z3bmc.py", "_gather"), ("mtgcheck/diff.py", "_flat")}
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    found = set()
+    for folder in ("mtgcheck", "model", "properties"):
+        for path in (ROOT / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom):
+                    found |= {(path.relative_to(ROOT).as_posix(), alias.name) for alias in node.names
+                              if alias.name.startswith("_") and not alias.name.startswith("__")}
+    assert found <= PRIVATE_IMPORTS_ELSEWHERE, sorted(found - PRIVATE_IMPORTS_ELSEWHERE)
