@@ -26,6 +26,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
+from mtgcheck.divergence import VERDICT_KEYS
 from mtgcheck.engines import Engine, EngineRefused, open_engine
 from mtgcheck.engines.base import Support
 from mtgcheck.engines.model_engine import ModelEngine
@@ -161,7 +162,7 @@ def test_the_models_replies_fit_the_schema() -> None:
             obs = {k: v for k, v in model.observe().items() if k != "bound_hit"}
             assert not schema_problems({"op": "observe"}, {"ok": True, "observation": obs})
             if act is not None:
-                wire = {k: v for k, v in act.items() if k != "expect"}
+                wire = {k: v for k, v in act.items() if k not in VERDICT_KEYS}
                 r = model.apply(wire)
                 assert not schema_problems({"op": "apply", "action": wire},
                                            {"ok": True, "legal": r.legal, "reason": r.reason})
@@ -252,7 +253,7 @@ def replay(engine: Engine, model: ModelEngine, support: Support, doc: dict[str, 
         found = divergence(engine, model, support)
         if found:
             return i, found
-        legal, found = step_both(engine, model, {k: v for k, v in act.items() if k != "expect"})
+        legal, found = step_both(engine, model, {k: v for k, v in act.items() if k not in VERDICT_KEYS})
         if found:
             return i, found
         assert act.get("expect", "legal") == ("legal" if legal else "illegal"), (doc["name"], i)
