@@ -22,6 +22,9 @@ class Options:
     rules: RuleSet = REFERENCE  # the rule set checked: the reference, a variant or a mutant
     strengthen: bool = False
     export_dir: str | None = None  # graph checker: write each explored graph here (GraphML)
+    #: Graph checker: no turn bound, search until no new state appears; a search that reaches
+    #: that fixpoint proves its properties for every reachable state of the position.
+    exhaustive: bool = False
     induction: bool = True
     rlimit: int | None = None  # Z3: resource limit of one induction query (None: the checker's default)
     hypothesis_slots: int = 1  # seed slots per configuration (--shards; mtgcheck.check_run's docstring)

@@ -100,13 +100,20 @@ class Combined:
         if self.status == VIOLATED and v is not None:
             return f"violated at depth {v.depth} [{v.config}]"
         if self.status == PROVED:
-            return f"proved (k={max(x.k or 0 for x in self.per_config)})"
+            ks = [x.k for x in self.per_config if x.k is not None]
+            # Z3 proves by k-induction; the graph search by reaching its fixpoint.
+            return f"proved (k={max(ks)})" if ks else "proved (every reachable state)"
         if self.status == HOLDS:
             depth = min((x.depth or 0) for x in self.per_config if x.status in (HOLDS, PROVED))
             return f"holds to depth {depth}"
         if self.status == UNKNOWN and v is not None:
             return f"unknown ({v.detail})" if v.detail else "unknown"
         return self.status
+
+
+def _vacuous_everywhere(v: Verdict) -> bool:
+    """A vacuous verdict of a search that saw every reachable state of its position."""
+    return v.status == VACUOUS and v.stats.get("scope") == "every reachable state of the position"
 
 
 def combine(verdicts: Sequence[Verdict]) -> list[Combined]:
@@ -120,9 +127,11 @@ def combine(verdicts: Sequence[Verdict]) -> list[Combined]:
             out.append(Combined(prop, checker, VIOLATED, v, vs))
         elif (v := pick(UNKNOWN)) is not None:
             out.append(Combined(prop, checker, UNKNOWN, v, vs))
-        elif checker in registry.REGISTRY and registry.REGISTRY[checker].proves and all(
-                v.status == PROVED for v in vs):
-            out.append(Combined(prop, checker, PROVED, vs[0], vs))
+        elif checker in registry.REGISTRY and registry.REGISTRY[checker].proves and any(
+                v.status == PROVED for v in vs) and all(v.status == PROVED or _vacuous_everywhere(v) for v in vs):
+            # Proved where the property says something, and vacuously true (its antecedent
+            # never held in every reachable state) where it says nothing: proved.
+            out.append(Combined(prop, checker, PROVED, pick(PROVED), vs))
         elif any(v.status in (HOLDS, PROVED) for v in vs):
             out.append(Combined(prop, checker, HOLDS, pick(HOLDS) or vs[0], vs))
         else:

@@ -142,6 +142,9 @@ def _interactive() -> bool:
               help="Write the graph checker's explored state graphs here (GraphML, one per configuration).")
 @click.option("--strengthen", is_flag=True, help="Z3: look for strengthening invariants (Houdini) for what plain "
               "induction can't prove; slower.")
+@click.option("--exhaustive", is_flag=True, help="Graph search: no turn bound, to the end of every game; a search "
+              "that reaches its fixpoint proves each property for every reachable state of the position "
+              "(cut by --timeout: holds to the depth reached).")
 @click.option("--manifest", "manifest_in", type=click.Path(dir_okay=False), default=None,
               help="Compare with this manifest (manifest.json): exit 1 when a figure shrank.")
 @click.option("--write-manifest", "manifest_out", type=click.Path(dir_okay=False), default=None,
@@ -150,7 +153,8 @@ def _interactive() -> bool:
 def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str, ...], depth: int | None,
           timeout: float, seed: int, examples: int | None, shards: int, jobs: int, scheduler: str | None,
           json_out: str | None, junit_out: str | None, variant: str | None, store_dir: str, no_store: bool,
-          strengthen: bool, export_dir: str | None, manifest_in: str | None, manifest_out: str | None) -> int:
+          strengthen: bool, exhaustive: bool, export_dir: str | None, manifest_in: str | None,
+          manifest_out: str | None) -> int:
     """Check every property with every checker on the built-in configurations.
 
     Exit 0: every property proved or holds; 1: a property is violated or vacuous (no
@@ -172,7 +176,7 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
     prop_ids = cr.properties_named(props)
     confs = cr.configs_named(configs)
     opts = cr.Options(depth=depth, timeout=timeout, seed=seed, examples=examples, rules=RuleSet.from_build(variant),
-                      strengthen=strengthen, export_dir=export_dir, hypothesis_slots=shards)
+                      strengthen=strengthen, exhaustive=exhaustive, export_dir=export_dir, hypothesis_slots=shards)
     from mtgcheck import coverage, manifest as mf
     from mtgcheck.executors import make_executor
 

@@ -64,7 +64,7 @@ def build(opts: Any, prop_ids: Sequence[str], verdicts: Iterable[Any], units_fir
                 u["proved"] = dict(sorted(u["proved"].items()))
     return {"format": FORMAT,
             "options": {"variant": opts.rules.variant, "seed": opts.seed, "examples": opts.examples, "depth": opts.depth,
-                        "strengthen": opts.strengthen, **_versions()},
+                        "strengthen": opts.strengthen, "exhaustive": opts.exhaustive, **_versions()},
             "properties": sorted(prop_ids),
             "units": {c: dict(sorted(units[c].items())) for c in sorted(units)}}
 

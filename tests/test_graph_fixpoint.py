@@ -63,3 +63,25 @@ def test_renumbered_turns_keep_order_and_never() -> None:
             assert (c.plotted[j] == 0) == (s.plotted[j] == 0) and (c.last_cast[j] == 0) == (s.last_cast[j] == 0)
             assert (c.plotted[j] < c.turn) == (s.plotted[j] < s.turn)
             assert (c.last_cast[j] == c.turn) == (s.last_cast[j] == s.turn)
+
+
+def test_check_exhaustive_proves_from_the_command_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`mtgcheck check --exhaustive`: a property proved at the fixpoint of every configuration
+    (or vacuous there, its antecedent never reached) is proved; without the flag, it holds."""
+    import json
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+
+    def run(*extra: str) -> dict:  # type: ignore[type-arg]
+        out = tmp_path / f"out{len(extra)}.json"
+        subprocess.run([sys.executable, "-m", "mtgcheck.cli", "check", "--checker", "graph", "--config", "flashback",
+                        "--config", "costs", "--no-store", "--json", str(out), *extra],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300)
+        return {c["property"]: c for c in json.loads(out.read_text())["combined"]}
+
+    exhaustive, bounded = run("--exhaustive"), run()
+    assert exhaustive["flashback-spell-always-ends-in-exile"]["status"] == "proved"
+    assert bounded["flashback-spell-always-ends-in-exile"]["status"] == "holds"
+    assert "proved" not in {c["status"] for c in bounded.values()}

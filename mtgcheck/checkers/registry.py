@@ -187,13 +187,17 @@ class GraphChecker(BaseChecker):
     name = "graph"
     counts_rules = True
     separates = True
+    # A search that reached its fixpoint (--exhaustive) says ``proved``: every reachable state.
+    proves = True
+    depends = ("variant", "exhaustive")
 
     def check(self, conf: CheckConfig, props: Sequence[Any], rules: RuleSet, budget: Options,
               slots: Sequence[int] = ()) -> list[Verdict]:
         from mtgcheck.checkers import graph
         from mtgcheck.errors import OutputError
 
-        out, ex = graph.check(conf, props, timeout=budget.timeout, variant=rules.variant, disabled=rules.disabled)
+        out, ex = graph.check(conf, props, timeout=budget.timeout, variant=rules.variant, disabled=rules.disabled,
+                              unbounded=budget.exhaustive)
         if budget.export_dir:
             try:
                 graph.export(ex, f"{budget.export_dir}/{conf.name}.graphml")
