@@ -11,7 +11,7 @@ from .vocabulary import Action, Cond, Transition
 from .common import game_on, next_in_game, player_in_game, receiver_of_priority
 from .config import Config
 from .logic import And, If, Not, Or, Sum, put
-from .state import AB_NONE, AB_PLANESWALK, OUTSIDE, State
+from .state import ABILITY_RESET, AB_NONE, AB_PLANESWALK, OUTSIDE, State
 from .zones import compact, move
 
 
@@ -83,12 +83,9 @@ def passes_after_leaving(cfg: Config, s: State, p: int) -> Any:
 
 
 def _drop_abilities(cfg: Config, s: State, gone: list[Any]) -> State:
+    """The abilities in the slots ``gone`` cease to exist (the layout's ability resets)."""
     A = cfg.ability_slots
-    s = s.replace(ab_kind=tuple(If(gone[k], AB_NONE, s.ab_kind[k]) for k in range(A)),
-                  ab_ctrl=tuple(If(gone[k], 0, s.ab_ctrl[k]) for k in range(A)),
-                  ab_src=tuple(If(gone[k], 0, s.ab_src[k]) for k in range(A)),
-                  ab_target=tuple(If(gone[k], -1, s.ab_target[k]) for k in range(A)),
-                  ab_target_oid=tuple(If(gone[k], 0, s.ab_target_oid[k]) for k in range(A)))
+    s = s.replace(**{f: tuple(If(gone[k], v, getattr(s, f)[k]) for k in range(A)) for f, v in ABILITY_RESET.items()})
     return compact(cfg, s)
 
 
