@@ -89,6 +89,8 @@ class PlaneRules:
     chaos: Callable[["Config", "State", int, int, Any], "State"] | None = None
     #: Instants and sorceries in graveyards have flashback equal to their mana cost (Otaria).
     grants_flashback: bool = False
+    #: Its chaos ability gives extra turns (Otaria): a game with it needs extra turns (CR 500.7).
+    gives_extra_turns: bool = False
 
 
 @dataclass

@@ -368,6 +368,6 @@ def _still_waters_chaos(cfg: Config, s: State, k: int, a: int, mine: Any) -> Sta
     return s.replace(life=tuple(If(And(mine, ctrl == p), s.life[p] + 2, s.life[p]) for p in range(cfg.players)))
 
 
-register_plane("Otaria", PlaneRules(chaos=_otaria_chaos, grants_flashback=True))
+register_plane("Otaria", PlaneRules(chaos=_otaria_chaos, grants_flashback=True, gives_extra_turns=True))
 register_plane("Test Plane Tally Grounds", PlaneRules(chaos=_tally_chaos))
 register_plane("Test Plane Still Waters", PlaneRules(chaos=_still_waters_chaos))

@@ -290,7 +290,7 @@ def ite_state(c: Any, a: State, b: State) -> State:
     vals = {}
     for f in FIELDS:
         x, y = getattr(a, f), getattr(b, f)
-        vals[f] = tuple(If(c, p, q) for p, q in zip(x, y)) if isinstance(x, tuple) else If(c, x, y)
+        vals[f] = tuple(If(c, p, q) for p, q in zip(x, y, strict=True)) if isinstance(x, tuple) else If(c, x, y)
     return State(**vals)
 
 
@@ -302,7 +302,7 @@ def equal_states(a: State, b: State) -> Any:
     for f in FIELDS:
         x, y = getattr(a, f), getattr(b, f)
         if isinstance(x, tuple):
-            parts.extend(p == q for p, q in zip(x, y))
+            parts.extend(p == q for p, q in zip(x, y, strict=True))
         else:
             parts.append(x == y)
     return And(*parts)

@@ -125,7 +125,7 @@ def find_z3(conf: CheckConfig, a: RuleSetLike, b: RuleSetLike, *, max_depth: int
     fb = _flat(enc_b.a), _flat(enc_b.b)
 
     def sub_b(term: Any, k: int) -> Any:
-        pairs = list(zip(fb[0], _flat(un.states[k]))) + list(zip(fb[1], _flat(un.states[k + 1])))
+        pairs = list(zip(fb[0], _flat(un.states[k]), strict=True)) + list(zip(fb[1], _flat(un.states[k + 1]), strict=True))
         return z3.substitute(term, *pairs)
 
     for k in range(max_depth + 1):

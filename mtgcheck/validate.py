@@ -30,6 +30,7 @@ from mtgcheck.engines import open_engine
 from mtgcheck.engines.base import OBSERVABLE, Engine, EngineError, EngineInfo, EngineRefused, Support
 from mtgcheck.engines.vocab import Session, wire_action
 from mtgcheck.errors import FormatError, MtgcheckError, OutputError
+from mtgcheck.model.card_rules import plane_rules
 from mtgcheck.model.actions import Action, catalogue, enabled_transition, legal_actions, why_illegal
 from mtgcheck.model.config import Config
 from mtgcheck.model.observe import observe
@@ -417,10 +418,12 @@ def supported_setup(support: Support, setup: dict[str, Any]) -> dict[str, Any] |
     out = dict(setup)
     out["cards"] = [c for c in setup["cards"] if c["card"] in support.cards]
     pc = setup.get("planechase")
-    if pc is not None:
-        names = {pc["plane"]["name"], *(n for d in pc["decks"] for n in d)}
-        if not names <= support.planes:
-            return None
+    names = set() if pc is None else {pc["plane"]["name"], *(n for d in pc["decks"] for n in d)}
+    if not names <= support.planes:
+        return None
+    if "extra_turns" in support.lacks and (setup.get("extra_turns") or any(
+            plane_rules(n).gives_extra_turns for n in names)):
+        return None  # CR 500.7: a position that has or can make extra turns
     if not out["cards"]:
         return None
     return out

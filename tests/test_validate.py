@@ -235,3 +235,25 @@ def test_an_engine_declaring_an_unknown_card_is_refused(tmp_path: Path) -> None:
     errors = [line for line in proc.stderr.splitlines() if line.startswith("mtgcheck: error:")]
     assert len(errors) == 1 and "supports.cards" in errors[0] and "Lightnig Bolt" in errors[0]
     assert "Traceback" not in proc.stderr and not out.exists()
+
+
+def test_an_engine_lacking_extra_turns_gets_no_position_that_needs_them() -> None:
+    """supports.lacks: ["extra_turns"]: no setup with queued extra turns, no plane whose chaos
+    gives them (Otaria), instead of the engine refusing setups one by one."""
+    from mtgcheck.engines.base import EngineError, Support
+    from mtgcheck.engines.pipe import support_of
+    from mtgcheck.validate import supported_setup
+
+    base = {"players": 2, "turn": 1, "active": 0, "step": "main1", "mana": [1, 1],
+            "cards": [{"id": "b", "card": "Lightning Bolt", "owner": 0, "zone": "hand"}]}
+    otaria = {**base, "planechase": {"decks": [[], []], "plane": {"name": "Otaria", "owner": 0, "counters": 0},
+                                     "controller": 0}}
+    queued = {**base, "extra_turns": [0]}
+    full = Support(cards=frozenset({"Lightning Bolt"}), planes=frozenset({"Otaria"}))
+    lacking = support_of({"cards": ["Lightning Bolt"], "planes": ["Otaria"], "lacks": ["extra_turns"]})
+    assert lacking.lacks == {"extra_turns"}
+    assert supported_setup(full, otaria) is not None and supported_setup(full, queued) is not None
+    assert supported_setup(lacking, otaria) is None and supported_setup(lacking, queued) is None
+    assert supported_setup(lacking, base) is not None
+    with pytest.raises(EngineError, match="supports.lacks"):
+        support_of({"cards": ["Lightning Bolt"], "lacks": ["combat"]})

@@ -26,6 +26,9 @@ PROTOCOL = "mtgcheck.engine/1"
 OBSERVABLE = ("zones", "plotted", "turn", "active", "step", "priority", "life", "mana", "in_game", "game_over",
               "stack", "planar_controller", "plane", "plane_counters", "extra_turns")
 VERBS = ("pass", "plot", "cast", "roll", "choose", "leave")
+#: Features of the rules an engine may declare it lacks (``supports.lacks``): the harness then
+#: generates no position or play that needs one, instead of the engine refusing setups.
+FEATURES = ("extra_turns",)
 
 
 @dataclass(frozen=True)
@@ -41,12 +44,17 @@ class Support:
     max_x: int = 3
     #: Does the engine list every legal action (``actions``)?  If not, only ``apply`` is compared.
     lists_actions: bool = True
+    #: Features it does not implement (:data:`FEATURES`), e.g. extra turns (CR 500.7).
+    lacks: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         """A name outside the built-in pool is an error, not a silent drop: a misspelt card
         would otherwise never be generated, and the engine never tested on it."""
         from mtgcheck.model import cards as pool
 
+        if unknown := sorted(self.lacks - set(FEATURES)):
+            raise EngineError("protocol", f"hello reply: supports.lacks: expected features among "
+                              f"{', '.join(FEATURES)}, got {unknown[0]!r}")
         for key, known in (("cards", pool.card_names()), ("planes", pool.plane_names())):
             unknown = sorted(getattr(self, key) - known)
             if unknown:
@@ -56,7 +64,7 @@ class Support:
     def to_json(self) -> dict[str, Any]:
         return {"cards": sorted(self.cards), "verbs": sorted(self.verbs), "hows": sorted(self.hows),
                 "observe": sorted(self.observe), "planes": sorted(self.planes), "players": sorted(self.players),
-                "max_x": self.max_x, "lists_actions": self.lists_actions}
+                "max_x": self.max_x, "lists_actions": self.lists_actions, "lacks": sorted(self.lacks)}
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,8 @@ def support_of(doc: object) -> Support:
     lists = doc.get("lists_actions", True)
     if not isinstance(lists, bool):
         raise EngineError("protocol", f"hello reply: supports.lists_actions: expected a boolean, got {lists!r:.60}")
-    kw: dict[str, Any] = {k: _strings(doc, k) for k in ("cards", "verbs", "hows", "observe", "planes") if k in doc}
+    kw: dict[str, Any] = {k: _strings(doc, k) for k in ("cards", "verbs", "hows", "observe", "planes", "lacks")
+                          if k in doc}
     if "cards" not in kw:
         raise EngineError("protocol", "hello reply: supports.cards: expected a list of card names, got nothing")
     return Support(players=frozenset(players), max_x=max_x, lists_actions=lists, **kw)
