@@ -391,7 +391,7 @@ def mine(cfg: Config, states: Sequence[State], *, max_set: int = 3) -> list[Cand
         gconds = [("", everything, None)] + [(f"{n} & ", m, b) for n, m, b, _ in guards.get(key, [])]
         if key[0] == SCALAR:
             gconds += [(f"{e.label} == {c} & ", M[:, e.col] == c, (lambda f, col=e.col, c=c: f[col] == c))
-                       for e in group if e.decl.holds == ENUM for c in uncond[e.col]]
+                       for e in group if e.decl.holds in (ENUM, BOOL) for c in uncond[e.col]]
         for p in group:
             target_index = pointed.get(p.decl.holds)
             if target_index is None:

@@ -524,10 +524,22 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
         v.stats.update(build_seconds=round(enc.build_seconds, 2), transitions=len(enc.actions),
                        initial="every placement" if symbolic_init else "the configuration's position",
                        **budget.summary())
+        cti = inv_use.get("ctis", {}).get(p.id)
+        if cti is not None and v.status == HOLDS:
+            from mtgcheck.model.observe import observe
+
+            # The step case's counterexample at k = 0, under every invariant still live: a
+            # state (unreachable, or BMC would have found it) and the action that breaks it.
+            try:
+                shown: Any = observe(cfg, cti[0])
+            except Exception:  # an unreachable state may hold values no position has
+                shown = repr(cti[0])
+            v.stats["induction_cti"] = {"action": str(cti[1]), "state": shown}
         if found is not None:
             v.stats["invariants"] = {"mined": found.mined, "initially_true": len(found.live),
                                      "sample_states": found.sample_states, "mining_seconds": round(found.seconds, 2),
-                                     "per_template": found.per_template, **inv_use}
+                                     "per_template": found.per_template,
+                                     **{k_: x for k_, x in inv_use.items() if k_ != "ctis"}}
         out.append(v)
     return out
 
@@ -593,21 +605,41 @@ class _Closure:
         self.path = _Path(enc, 0)
         self.path.add_invariants(cands, self.live)
         self._goal: dict[str, Any] = {}
+        self._post: dict[str, Any] = {}
 
-    def _consecution(self, name: str) -> frozenset[str] | None:
-        """The candidates ``name``'s consecution rests on, or None (dropped)."""
+    def _after(self, name: str) -> Any:
         from .invariants import flat
 
+        if name not in self._post:
+            self._post[name] = self.cands[name].build(flat(self.path.un.states[1]))
+        return self._post[name]
+
+    def _consecution(self, name: str) -> frozenset[str] | None:
+        """The candidates ``name``'s consecution rests on, or None (dropped).
+
+        A counterexample starts from a state where every live candidate holds, so every
+        candidate false after its step is in no inductive subset of the live ones: all of
+        them are dropped at once (Houdini's step)."""
         if name not in self._goal:
             lit = z3.Bool(f"goal:{name}")
-            self.path.sol.add(z3.Implies(lit, z3.Not(self.cands[name].build(flat(self.path.un.states[1])))))
+            self.path.sol.add(z3.Implies(lit, z3.Not(self._after(name))))
             self._goal[name] = lit
         self.queries += 1
         res = self.budget.check(self.path.sol, *self.enc.en.values(), *self.path.live_lits(), self._goal[name],
-                                what=f"invariant {name}", share=STEP_SHARE)
+                                what=f"invariant {name}")
         if res == z3.unsat:
             return frozenset(str(x)[4:] for x in self.path.sol.unsat_core() if str(x).startswith("inv:"))
+        if res == z3.sat:
+            m = self.path.sol.model()
+            for other in sorted(self.live):
+                if other != name and not z3.is_true(m.eval(self._after(other), model_completion=True)):
+                    self._drop(other)
         return None
+
+    def _drop(self, name: str) -> None:
+        self.live.discard(name)
+        self.support.pop(name, None)
+        self.dropped += 1
 
     def close(self, names: Sequence[str]) -> bool:
         """Whether the candidates ``names`` lie in an inductive set of live candidates (then
@@ -624,9 +656,7 @@ class _Closure:
             if sup is None or not sup <= self.live:
                 sup = self._consecution(n)
                 if sup is None:
-                    self.live.discard(n)
-                    self.support.pop(n, None)
-                    self.dropped += 1
+                    self._drop(n)
                     return False
                 self.support[n] = sup
             todo.extend(sup)
@@ -722,6 +752,8 @@ class _Path:
         self.un = Unroller(enc, self.sol, f"k{k}.")
         self.facts: dict[str, Any] = {}  # literal name -> literal
         self.inv_lits: dict[str, Any] = {}  # invariant candidate -> literal
+        self.last_cti: tuple[State, Action] | None = None  # the last counterexample to induction
+        self.ctis: dict[str, tuple[State, Action]] = {}  # property -> its counterexample, if any
         self.live: set[str] = set()
         self.queries = 0
         with symbolic():
@@ -768,6 +800,7 @@ class _Path:
                            what=f"k={self.k} {'+'.join(p.id for p in cands)}", share=1 if self.k == 0 else STEP_SHARE)
         if res == z3.sat:
             m = self.sol.model()
+            self.last_cti = (state_from_model(self.enc.cfg, m, self.un.states[self.k]), self.un.trace(m, self.k + 1)[-1])
             return res, [p for p in cands if z3.is_true(m.eval(viol[p.id], model_completion=True))], []
         if res == z3.unsat:
             return res, [], self._core()
@@ -830,6 +863,7 @@ def _induction(enc: Encoding, props: Sequence[Property], reached: dict[str, int]
     proved: dict[str, Proof] = {}
     done: list[Property] = []
     closure = _Closure(enc, invariants, budget) if invariants else None
+    ctis: dict[str, tuple[State, Action]] = {}
     for k in range(max_k + 1):
         todo = [p for p in props if p.id not in proved and reached[p.id] >= k]
         if not todo or budget.cut:
@@ -843,13 +877,17 @@ def _induction(enc: Encoding, props: Sequence[Property], reached: dict[str, int]
         for f in done:
             path.assume(f)
         _prove_each(path, todo, budget, proved, done, closure if k == 0 else None)
+        if k == 0:
+            ctis.update(path.ctis)
         if k == 0 and strengthen and not budget.cut:
             for lemma in _strengthen(enc, path, init_of, budget):
                 done.append(lemma)
                 path.assume(lemma)
             _prove_each(path, [p for p in todo if p.id not in proved], budget, proved, done,
                         closure if k == 0 else None)
-    return proved, (closure.summary() if closure is not None else {})
+    summary = closure.summary() if closure is not None else {}
+    summary["ctis"] = {pid: cti for pid, cti in ctis.items() if pid not in proved}
+    return proved, summary
 
 
 def _prove_each(path: _Path, todo: Sequence[Property], budget: Budget, proved: dict[str, Proof],
@@ -860,6 +898,8 @@ def _prove_each(path: _Path, todo: Sequence[Property], budget: Budget, proved: d
     for p in todo:
         while not budget.cut:
             res, _, core = path.attempt([p], budget)
+            if res == z3.sat and path.last_cti is not None:
+                path.ctis[p.id] = path.last_cti
             if res != z3.unsat:
                 break
             used = [c[len("invariant "):] for c in core if c.startswith("invariant ")]
