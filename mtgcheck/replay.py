@@ -21,6 +21,7 @@ from mtgcheck.model.actions import enabled_transition
 from mtgcheck.model.config import VARIANTS
 from mtgcheck.model.setup import Position, build
 from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
+from mtgcheck.rulesets import RuleSet
 from mtgcheck.errors import display
 from mtgcheck.formats import Said, field_path, schema_problems, shown_value
 from mtgcheck.scenario_format import Scenario, parse_scenario
@@ -34,19 +35,15 @@ SCHEMA = "counterexample-1"
 
 
 def target_of(variant: str | None, disabled: frozenset[str] = frozenset()) -> str:
-    if disabled:
-        return "mutant-" + "+".join(sorted(disabled))
-    return f"variant-{variant}" if variant else "reference"
+    """A counterexample's ``target``: the rule set's name in the one grammar (mtgcheck.rulesets)."""
+    return str(RuleSet.from_build(variant, disabled))
 
 
 def rules_of(target: str) -> tuple[str | None, frozenset[str]]:
-    if target == "reference":
-        return None, frozenset()
-    if target.startswith("variant-"):
-        return target[len("variant-"):], frozenset()
-    if target.startswith("mutant-"):
-        return None, frozenset(target[len("mutant-"):].split("+"))
-    raise ValueError(target)
+    """The model's ``build(variant=..., disabled=...)`` arguments of a ``target`` (RuleSetError,
+    a ValueError, for a name outside the grammar)."""
+    rules = RuleSet.parse(target)
+    return rules.variant, rules.disabled
 
 
 def from_verdict(v: Verdict, position: Position, *, seed: int, variant: str | None = None,
