@@ -44,7 +44,8 @@ def test_every_format_has_a_valid_schema(name: str) -> None:
 def test_the_schemas_say_what_the_code_says() -> None:
     pool = formats.schema("cards-1")["$defs"]["card"]["properties"]
     assert set(pool["types"]["items"]["enum"]) == cards.TYPES
-    assert set(pool["keywords"]["items"]["enum"]) == cards.KEYWORDS
+    # Keywords are listed once, in the code that implements them (the loader checks them).
+    assert pool["keywords"]["items"] == {"type": "string", "minLength": 1}
     assert set(pool["supertypes"]["items"]["enum"]) == cards.SUPERTYPES
     cx = formats.schema("counterexample-1")
     assert tuple(cx["properties"]["found_by"]["enum"]) == FINDERS
@@ -116,7 +117,7 @@ READERS: list[tuple[str, Callable[[Any, Path], None], Any, str, str | None, str,
     ("manifest", _read_manifest, {**_manifest_doc(), "properties": ["p", 3]}, "manifest-1", None, "s.json", "",
      "properties[1]"),
     ("cards", lambda doc, tmp: cards.pool_from_document(doc),
-     {**POOL, "cards": [{**POOL["cards"][0], "keywords": ["Storm"]}]}, "cards-1", None, cards.POOL_FILE, "",
+     {**POOL, "cards": [{**POOL["cards"][0], "keywords": [3]}]}, "cards-1", None, cards.POOL_FILE, "",
      "cards[0].keywords[0]"),
     ("engine protocol", _read_supports, {"cards": ["Forest"], "observes": ["zones"]}, "engine-protocol-1",
      "supports", "hello reply", "supports", "supports.observes"),
