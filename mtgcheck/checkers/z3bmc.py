@@ -391,7 +391,18 @@ class Unroller:
                       if not z3.is_true(term)] or [z3.BoolVal(False)])
 
     def trace(self, model: z3.ModelRef, upto: int) -> list[Action]:
-        return [self.enc.actions[model.eval(self.acts[k], model_completion=True).as_long()] for k in range(upto)]
+        """The actions of steps 0..upto-1 (read from the action variable, or from the
+        selector literals of steps a caller such as ``mtgcheck diff`` added itself)."""
+        out = []
+        for k in range(upto):
+            if k < len(self.acts):
+                out.append(self.enc.actions[model.eval(self.acts[k], model_completion=True).as_long()])
+                continue
+            for i, sel in enumerate(self.sels[k]):
+                if z3.is_true(model.eval(sel, model_completion=True)):
+                    out.append(self.enc.actions[i])
+                    break
+        return out
 
 
 def _replays(enc: Encoding, p: Property, trace: Sequence[Action], start: State) -> bool:
