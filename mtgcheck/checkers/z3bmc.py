@@ -467,11 +467,12 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
                 reached[p.id] = max(reached[p.id], k)
             break  # no run of length k+1: every deeper bound is the same
         # One query per depth for all properties at once; narrow down only on a violation.
-        lits = {}
+        lits, viols = {}, {}
         for p in props:
             if p.id not in status:
                 lits[p.id] = z3.Bool(f"viol:{p.id}:{k}")
-                sol.add(z3.Implies(lits[p.id], un.violation(p, k)))
+                viols[p.id] = un.violation(p, k)
+                sol.add(z3.Implies(lits[p.id], viols[p.id]))
         while lits:
             sol.set("timeout", max(1, int((deadline - time.monotonic()) * 1000)))
             any_lit = z3.Bool(f"any:{k}:{len(lits)}")
@@ -480,6 +481,9 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
             if res == z3.unsat:
                 for pid in lits:
                     reached[pid] = k + 1
+                    # What the query just showed, kept: no run reaching step k breaks these
+                    # here (removes no run; the deeper queries need not rediscover it).
+                    sol.add(z3.Not(viols[pid]))
                 break
             if res == z3.unknown:
                 for pid in lits:
