@@ -51,7 +51,7 @@ def _joined(conds: tuple[Cond, ...]) -> Callable[[State], Any]:
     return eval("lambda s: " + " and ".join(f"c{i}(s)" for i in range(len(conds))), env)
 
 
-def _gather(cfg: Config) -> Iterable[Transition]:
+def gather(cfg: Config) -> Iterable[Transition]:
     # The card registry's entries first: the rule modules read them as they build.
     from . import card_texts, casting, leaving, legend, planechase, plot, resolution, turns  # noqa: F401
 
@@ -65,7 +65,7 @@ def catalogue(cfg: Config) -> Catalogue:
     from .settle import settle
 
     out = []
-    for t in _gather(cfg):
+    for t in gather(cfg):
         conds = tuple(c for c in t.conds if c.id not in cfg.disabled)
         eff = t.effect
         out.append(Transition(t.action, t.rule, t.cr, conds, (lambda e: lambda s: settle(cfg, e(s)))(eff)))

@@ -107,7 +107,7 @@ def find_z3(conf: CheckConfig, a: RuleSetLike, b: RuleSetLike, *, max_depth: int
 
     import z3
 
-    from mtgcheck.checkers.z3bmc import Encoding, Unroller, _flat
+    from mtgcheck.checkers.z3bmc import Encoding, Unroller, flat
     from mtgcheck.model.logic import symbolic
     from mtgcheck.model.state import equal_states, symbolic_state
 
@@ -122,10 +122,10 @@ def find_z3(conf: CheckConfig, a: RuleSetLike, b: RuleSetLike, *, max_depth: int
     with symbolic():
         sol.add(equal_states(un.states[0], s0))
     enables = list({**enc_a.en, **enc_b.en}.values())
-    fb = _flat(enc_b.a), _flat(enc_b.b)
+    fb = flat(enc_b.a), flat(enc_b.b)
 
     def sub_b(term: Any, k: int) -> Any:
-        pairs = list(zip(fb[0], _flat(un.states[k]), strict=True)) + list(zip(fb[1], _flat(un.states[k + 1]), strict=True))
+        pairs = list(zip(fb[0], flat(un.states[k]), strict=True)) + list(zip(fb[1], flat(un.states[k + 1]), strict=True))
         return z3.substitute(term, *pairs)
 
     for k in range(max_depth + 1):

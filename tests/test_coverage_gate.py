@@ -46,20 +46,20 @@ def _check(*args: str) -> Result:
 
 def _drop_family(monkeypatch: pytest.MonkeyPatch, verb: str) -> None:
     """Take every transition of ``verb`` out of the model's catalogue."""
-    gather = actions._gather
-    monkeypatch.setattr(actions, "_gather", lambda cfg: (t for t in gather(cfg) if t.action.verb != verb))
+    gather = actions.gather
+    monkeypatch.setattr(actions, "gather", lambda cfg: (t for t in gather(cfg) if t.action.verb != verb))
     actions.catalogue.cache_clear()
 
 
 def _kill_family(monkeypatch: pytest.MonkeyPatch, verb: str) -> None:
     """Keep the transitions of ``verb`` in the catalogue, but never enabled (a dead rule)."""
-    gather = actions._gather
+    gather = actions.gather
     never = Cond("test.dead", "0", "switched off by the test", lambda s: False)
 
     def dead(cfg):  # type: ignore[no-untyped-def]
         for t in gather(cfg):
             yield t if t.action.verb != verb else Transition(t.action, t.rule, t.cr, (*t.conds, never), t.effect)
-    monkeypatch.setattr(actions, "_gather", dead)
+    monkeypatch.setattr(actions, "gather", dead)
     actions.catalogue.cache_clear()
 
 

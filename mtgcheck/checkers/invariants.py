@@ -73,7 +73,7 @@ class Candidate:
 
 
 def entries(cfg: Config) -> list[Entry]:
-    """The flat state vector's components, in the order of ``z3bmc._flat``."""
+    """The flat state vector's components, in the order of ``z3bmc.flat``."""
     out, col = [], 0
     for d in LAYOUT:
         n = length(cfg, d.index)

@@ -71,7 +71,7 @@ SAMPLE_CAP = 3000
 SAMPLE_STARTS = 16
 
 
-def _flat(s: State) -> list[Any]:
+def flat(s: State) -> list[Any]:
     out: list[Any] = []
     for f in FIELDS:
         v = getattr(s, f)
@@ -156,9 +156,9 @@ def _raw_transitions(cfg: Config) -> list[tuple[Any, Any]]:
     ever differs from this reading of it."""
     ts = catalogue(cfg).transitions
     try:
-        from mtgcheck.model.actions import _gather
+        from mtgcheck.model.actions import gather
 
-        raw = list(_gather(cfg))
+        raw = list(gather(cfg))
     except Exception:  # pragma: no cover - the model's internals moved
         raw = []
     if len(raw) == len(ts) and all(r.action == t.action and r.rule == t.rule for r, t in zip(raw, ts, strict=True)):
@@ -293,8 +293,8 @@ class Encoding:
             n = len(ts)
             parts = [act >= 0, act < n]
             parts += [z3.Implies(act == i, g) for i, g in enumerate(guards) if not z3.is_true(g)]
-            fa, fm = _flat(a), _flat(m)
-            flat_raw = [_flat(e) for e in raw]
+            fa, fm = flat(a), flat(m)
+            flat_raw = [flat(e) for e in raw]
             for j, (x, y) in enumerate(zip(fa, fm, strict=True)):
                 groups: dict[int, tuple[Any, list[int]]] = {}
                 for i in range(n):
@@ -322,7 +322,7 @@ class Encoding:
             with symbolic():
                 for g, e in zip(self.guards, self.raw, strict=True):
                     if self.m is not None:
-                        after = z3.substitute(equal_states(self.b, self.settled), *zip(_flat(self.m), map(_term, _flat(e)), strict=True))
+                        after = z3.substitute(equal_states(self.b, self.settled), *zip(flat(self.m), map(_term, flat(e)), strict=True))
                     else:
                         after = equal_states(self.b, e)
                     out.append(z3.And(g, after))
@@ -360,13 +360,13 @@ class Unroller:
         self.mids: list[State] = []
         self.acts: list[Any] = []
         self.sels: list[list[Any]] = []
-        self._fa, self._fb = _flat(enc.a), _flat(enc.b)
-        self._fm = _flat(enc.m) if enc.m is not None else []
+        self._fa, self._fb = flat(enc.a), flat(enc.b)
+        self._fm = flat(enc.m) if enc.m is not None else []
 
     def sub(self, term: Any, k: int) -> Any:
-        pairs = list(zip(self._fa, _flat(self.states[k]), strict=True)) + list(zip(self._fb, _flat(self.states[k + 1]), strict=True))
+        pairs = list(zip(self._fa, flat(self.states[k]), strict=True)) + list(zip(self._fb, flat(self.states[k + 1]), strict=True))
         if k < len(self.mids) and self._fm:
-            pairs += list(zip(self._fm, _flat(self.mids[k]), strict=True))
+            pairs += list(zip(self._fm, flat(self.mids[k]), strict=True))
         if k < len(self.acts):
             pairs.append((self.enc.act, self.acts[k]))
         return z3.substitute(term, *pairs)
