@@ -101,8 +101,6 @@ class Registry:
     cast_triggers: list[CastTrigger] = field(default_factory=list)
     #: How each triggered ability kind resolves: (configuration, state, ability slot) -> state.
     abilities: dict[int, Callable[["Config", "State", int], "State"]] = field(default_factory=dict)
-    #: Ability kinds that exist only in Planechase games.
-    planar_abilities: set[int] = field(default_factory=set)
 
 
 _REGISTRY = Registry()
@@ -152,11 +150,9 @@ def register_cast_trigger(trigger: CastTrigger) -> None:
     _REGISTRY.cast_triggers.sort(key=lambda t: t.kind)
 
 
-def register_ability(kind: int, resolve: Callable[["Config", "State", int], "State"], *, planar: bool = False) -> None:
+def register_ability(kind: int, resolve: Callable[["Config", "State", int], "State"]) -> None:
     _unique(_REGISTRY.abilities, kind, "ability kind")
     _REGISTRY.abilities[kind] = resolve
-    if planar:
-        _REGISTRY.planar_abilities.add(kind)
 
 
 def _unique(table: dict[Any, Any], key: Any, what: str) -> None:
@@ -175,7 +171,7 @@ def scratch() -> Iterator[Registry]:
     global _REGISTRY
     saved = _REGISTRY
     _REGISTRY = Registry(dict(saved.faces), dict(saved.cards), dict(saved.planes), list(saved.cast_triggers),
-                         dict(saved.abilities), set(saved.planar_abilities))
+                         dict(saved.abilities))
     for hook in ON_CHANGE:
         hook()
     try:

@@ -15,21 +15,17 @@ from typing import Any, Iterable
 from .card_rules import (CardRules, CastTrigger, FaceRules, PlaneRules, register_ability, register_card,
                          register_cast_trigger, register_face, register_plane)
 from .cards import CardDef, Face
-from .common import game_on
+from .common import ask_choice, clear_choice, game_on, pending_cond
 from .config import Config
-from .logic import And, Count, If, Or, lazy_if, put
+from .logic import And, Count, If, Or, put
 from .plot import make_plotted
 from .state import (AB_AVEN, AB_LILAH_PLOT, AB_PROWESS, AB_SHOWOFF, AB_SNAP, BATTLEFIELD, EXILE, FLASHBACK, FREE,
-                    GRAVEYARD, HAND, LIBRARY, NORMAL, P_AVEN_TARGET, P_LOOT, P_LUCK, P_NONE, P_SNAP_TARGET,
-                    PL_FACEUP, PLOTTED, STACK, State, ite_state)
+                    GRAVEYARD, HAND, LIBRARY, NORMAL, P_AVEN_TARGET, P_LOOT, P_LUCK, P_SNAP_TARGET,
+                    PL_FACEUP, PLOTTED, STACK, State, branch)
 from .targets import deal_damage, still_legal
 from .turns import give_priority_to_active
 from .vocabulary import Action, Cond, Transition
 from .zones import draw, hand_count, move, push_ability
-
-
-def _branch(c: Any, then: Any, other: Any) -> State:
-    return lazy_if(c, then, other, ite_state)
 
 
 def _owner(cfg: Config, j: int) -> int:
@@ -101,7 +97,7 @@ register_face("Memory Deluge", _draws(2))  # simplified to "draw two" (README, R
 def _deep_analysis(cfg: Config, s: State, j: int) -> State:
     t = s.target[j]
     for q in range(cfg.players):  # target player draws two
-        s = _branch(t == q, lambda s=s, q=q: draw(cfg, s, q, 2), lambda s=s: s)
+        s = branch(t == q, lambda s=s, q=q: draw(cfg, s, q, 2), lambda s=s: s)
     return s
 
 
@@ -111,7 +107,7 @@ register_face("Deep Analysis", FaceRules(target="player", resolve=_deep_analysis
 def _kicked_rites(cfg: Config, s: State, j: int) -> State:
     p = _owner(cfg, j)
     s = draw(cfg, s, p)
-    return _branch(s.kicked[j] == 1, lambda s=s: draw(cfg, s, p), lambda s=s: s)
+    return branch(s.kicked[j] == 1, lambda s=s: draw(cfg, s, p), lambda s=s: s)
 
 
 register_face("Test Kicked Rites", FaceRules(resolve=_kicked_rites))
@@ -131,16 +127,6 @@ def _past_in_flames(cfg: Config, s: State, j: int) -> State:
 register_face("Past in Flames", FaceRules(resolve=_past_in_flames))
 
 
-def _pending(kind: int, p: int, src: int) -> list[Cond]:
-    return [Cond("choose.pending", "608.2c", "no such choice is being asked of this player",
-                 lambda s: And(s.pending == kind, s.pending_player == p, s.pending_src == src))]
-
-
-def _ask(s: State, when: Any, kind: int, p: int, src: int) -> State:
-    return s.replace(pending=If(when, kind, s.pending), pending_player=If(when, p, s.pending_player),
-                     pending_src=If(when, src, s.pending_src))
-
-
 # --- Make Your Own Luck (CR 702.170c) ----------------------------------------------------------
 
 def _looked_at(cfg: Config, s: State, p: int) -> list[Any]:
@@ -154,7 +140,7 @@ def _luck(cfg: Config, s: State, j: int) -> State:
     nonland = Or(*[looked[k] for k, sl in enumerate(cfg.slots) if not sl.card.is_("Land") and looked[k] is not False])
     # With a nonland card among them, its owner chooses; with none, nothing to choose: the
     # cards go to hand and the spell is done.
-    return _branch(nonland, lambda: _ask(s, True, P_LUCK, p, j), lambda: move(cfg, s, looked, HAND))
+    return branch(nonland, lambda: ask_choice(s, True, P_LUCK, p, j), lambda: move(cfg, s, looked, HAND))
 
 
 def _luck_choices(cfg: Config, m: int) -> Iterable[Transition]:
@@ -162,7 +148,7 @@ def _luck_choices(cfg: Config, m: int) -> Iterable[Transition]:
     mine = [k for k, o in enumerate(cfg.slots) if o.owner == p]
     picks: list[tuple[int, ...]] = [(), *[(k,) for k in mine if k != m]]
     for pick in picks:
-        conds = [game_on(cfg), *_pending(P_LUCK, p, m)]
+        conds = [game_on(cfg), pending_cond(P_LUCK, p, m)]
         if pick:
             k = pick[0]
             if cfg.slots[k].card.is_("Land"):
@@ -193,7 +179,7 @@ register_card("Make Your Own Luck", CardRules(choices=_luck_choices, finishes=Tr
 def _loot(cfg: Config, s: State, j: int) -> State:
     p = _owner(cfg, j)
     s = draw(cfg, s, p, 2)
-    return _ask(s, hand_count(cfg, s, p) > 0, P_LOOT, p, j)  # then discard two
+    return ask_choice(s, hand_count(cfg, s, p) > 0, P_LOOT, p, j)  # then discard two
 
 
 def _loot_choices(cfg: Config, m: int) -> Iterable[Transition]:
@@ -201,7 +187,7 @@ def _loot_choices(cfg: Config, m: int) -> Iterable[Transition]:
     others = [k for k, o in enumerate(cfg.slots) if o.owner == p and k != m]
     for size in (1, 2):
         for pick in combinations(others, size):
-            conds = [game_on(cfg), *_pending(P_LOOT, p, m),
+            conds = [game_on(cfg), pending_cond(P_LOOT, p, m),
                      Cond("discard.in-hand", "701.9a", "a discarded card must be in your hand",
                           lambda s, pick=pick: And(*[s.zone[k] == HAND for k in pick])),
                      # CR 701.9a: the hand counted is the discarding player's own.
@@ -223,7 +209,7 @@ def _target_choices(pending: int, ability: int, candidates: Any, legal_zone: int
     def choices(cfg: Config, m: int) -> Iterable[Transition]:
         p = _owner(cfg, m)
         for k in candidates(cfg, m):
-            conds = (game_on(cfg), *_pending(pending, p, m),
+            conds = (game_on(cfg), pending_cond(pending, p, m, cr="603.3d"),
                      Cond("trigger.target", "603.3d", "not a legal target for the triggered ability",
                           lambda s, k=k: s.zone[k] == legal_zone))
             yield Transition(Action("choose", p, cards=(k,)), "choose.target", "603.3d", conds,
@@ -232,14 +218,14 @@ def _target_choices(pending: int, ability: int, candidates: Any, legal_zone: int
 
 
 def _target_done(cfg: Config, s: State, m: int, k: int, ability: int) -> State:
-    s = s.replace(pending=P_NONE, pending_player=-1, pending_src=-1)
+    s = clear_choice(s)
     s = push_ability(cfg, s, ability, _owner(cfg, m), m, target=cfg.players + k, target_oid=s.oid[k])
     return give_priority_to_active(cfg, s)
 
 
 def _aven_enters(cfg: Config, s: State, j: int) -> State:
     # CR 603.3d: with no legal target (no spell on the stack), the ability is removed.
-    return _ask(s, Or(*[s.zone[k] == STACK for k in range(cfg.n)]), P_AVEN_TARGET, _owner(cfg, j), j)
+    return ask_choice(s, Or(*[s.zone[k] == STACK for k in range(cfg.n)]), P_AVEN_TARGET, _owner(cfg, j), j)
 
 
 def _aven_tax(cfg: Config, s: State, k: int, caster: int, how: int) -> Any:
@@ -274,7 +260,7 @@ def _snap_candidates(cfg: Config, m: int) -> list[int]:
 
 def _snap_enters(cfg: Config, s: State, j: int) -> State:
     mine = _snap_candidates(cfg, j)
-    return _ask(s, Or(*[s.zone[k] == GRAVEYARD for k in mine]) if mine else False, P_SNAP_TARGET, _owner(cfg, j), j)
+    return ask_choice(s, Or(*[s.zone[k] == GRAVEYARD for k in mine]) if mine else False, P_SNAP_TARGET, _owner(cfg, j), j)
 
 
 def _snap_grant(cfg: Config, s: State, a: int) -> State:

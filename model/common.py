@@ -7,7 +7,7 @@ from typing import Any
 from .vocabulary import Cond
 from .config import Config
 from .logic import And, Count, If, Or, at, first
-from .state import MAIN1, MAIN2, State
+from .state import MAIN1, MAIN2, P_NONE, State
 
 
 def n_in_game(s: State) -> Any:
@@ -38,7 +38,27 @@ def game_on(cfg: Config) -> Cond:
 
 def no_choice_pending(cfg: Config) -> Cond:
     return Cond("game.no-pending-choice", "608.2c", "a player must first make the choice the resolving object asks for",
-                lambda s: s.pending == 0)
+                lambda s: s.pending == P_NONE)
+
+
+# --- pending choices: asked by an effect (or a state-based action), answered by ``choose`` ---
+
+def pending_cond(kind: int, p: int, src: int | None = None, cr: str = "608.2c") -> Cond:
+    """The choice ``kind`` is being asked of player ``p`` (by the object in slot ``src``, when
+    the choice belongs to one); ``cr`` is the rule that asks it."""
+    return Cond("choose.pending", cr, "no such choice is being asked of this player",
+                lambda s: And(s.pending == kind, s.pending_player == p, True if src is None else s.pending_src == src))
+
+
+def ask_choice(s: State, when: Any, kind: int, p: Any, src: Any) -> State:
+    """If ``when``, player ``p`` is asked the choice ``kind`` for the object in slot ``src``."""
+    return s.replace(pending=If(when, kind, s.pending), pending_player=If(when, p, s.pending_player),
+                     pending_src=If(when, src, s.pending_src))
+
+
+def clear_choice(s: State) -> State:
+    """The choice has been made (or its object is gone): nothing is pending."""
+    return s.replace(pending=P_NONE, pending_player=-1, pending_src=-1)
 
 
 def has_priority(cfg: Config, p: int) -> Cond:
@@ -68,9 +88,6 @@ def sorcery_timing(cfg: Config, p: int, cr: str = "307.1", what: str = "") -> li
     ]
 
 
-def hand_or_zone(s: State, j: int, zone: int) -> Any:
-    return s.zone[j] == zone
-
-
 __all__ = ["n_in_game", "next_in_game", "receiver_of_priority", "acting", "sorcery_timing", "is_main_phase",
-           "game_on", "no_choice_pending", "has_priority", "player_in_game", "And", "If"]
+           "game_on", "no_choice_pending", "has_priority", "player_in_game", "pending_cond", "ask_choice",
+           "clear_choice", "And", "If"]

@@ -74,6 +74,3 @@ class Config:
 
     def slots_where(self, pred) -> tuple[int, ...]:  # type: ignore[no-untyped-def]
         return tuple(i for i, sl in enumerate(self.slots) if pred(sl))
-
-    def named(self, card_name: str) -> tuple[int, ...]:
-        return self.slots_where(lambda sl: sl.card.name == card_name)

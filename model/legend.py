@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from .vocabulary import Action, Cond, Transition
-from .common import game_on
+from .common import ask_choice, clear_choice, game_on, pending_cond
 from .config import Config
-from .logic import And, Count, If, Or, first
+from .logic import And, Count, Or, first
 from .state import BATTLEFIELD, GRAVEYARD, P_LEGEND, P_NONE, State
 from .zones import move
 
@@ -54,23 +54,21 @@ def ask_legend_choice(cfg: Config, s: State) -> State:
             players.append(q)
     chooser = first(conds, players, -1)
     ask = And(s.pending == P_NONE, Or(*clash))
-    return s.replace(pending=If(ask, P_LEGEND, s.pending), pending_player=If(ask, chooser, s.pending_player),
-                     pending_src=If(ask, -1, s.pending_src))
+    return ask_choice(s, ask, P_LEGEND, chooser, -1)
 
 
 def _keep(cfg: Config, s: State, group: tuple[int, ...], k: int) -> State:
     # CR 704.5j: the rest are put into their owners' graveyards.
     s = move(cfg, s, [And(j != k, s.zone[j] == BATTLEFIELD) if j in group else False
                       for j in range(cfg.n)], GRAVEYARD)
-    return s.replace(pending=P_NONE, pending_player=-1, pending_src=-1)
+    return clear_choice(s)
 
 
 def transitions(cfg: Config) -> Iterable[Transition]:
     for p, group in legend_groups(cfg):
         for k in group:
             conds = (game_on(cfg),
-                     Cond("choose.pending", "608.2c", "no such choice is being asked of this player",
-                          lambda s, p=p: And(s.pending == P_LEGEND, s.pending_player == p)),
+                     pending_cond(P_LEGEND, p, cr="704.5j"),
                      Cond("legend.clash", "704.5j", "you control no two legendary permanents of that name",
                           lambda s, group=group: _clash(s, group)),
                      Cond("legend.on-battlefield", "704.5j",

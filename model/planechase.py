@@ -35,10 +35,6 @@ def faceup_index(cfg: Config, s: State) -> Any:
     return first([s.pl_zone[k] == PL_FACEUP for k in range(K)], list(range(K)), -1)
 
 
-def deck_size(cfg: Config, s: State, deck: Any) -> Any:
-    return Count(And(s.pl_zone[k] == PL_DECK, deck_of(cfg, k) == deck) for k in range(len(cfg.planes)))
-
-
 def compact_decks(cfg: Config, s: State) -> State:
     K = len(cfg.planes)
     pos = tuple(
@@ -161,8 +157,8 @@ def resolve_planeswalk(cfg: Config, s: State, a: int) -> State:
 
 
 # The two triggered abilities every plane has in a Planechase game (CR 311.7, 901.8).
-register_ability(AB_CHAOS, resolve_chaos, planar=True)
-register_ability(AB_PLANESWALK, resolve_planeswalk, planar=True)
+register_ability(AB_CHAOS, resolve_chaos)
+register_ability(AB_PLANESWALK, resolve_planeswalk)
 
 
 def remove_planes_of(cfg: Config, s: State, p: int) -> tuple[State, Any]:

@@ -11,22 +11,18 @@ Interrupter, Snapcaster Mage) asks for it the same way (CR 603.3d).
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Iterable
 
 from .card_rules import card_rules, face_rules, registry
-from .common import acting
+from .common import acting, clear_choice
 from .config import Config
-from .logic import And, If, Not, lazy_if
+from .logic import And, If, Not
 from .plot import make_plotted
-from .state import BATTLEFIELD, EXILE, GRAVEYARD, LEFT, P_NONE, State, ite_state
+from .state import BATTLEFIELD, EXILE, GRAVEYARD, LEFT, PLANE_SOURCED, P_NONE, State, branch
 from .targets import still_legal
 from .turns import all_others_passed, give_priority_to_active
 from .vocabulary import Action, Cond, Transition
-from .zones import move, remove_ability, top_is_ability, top_is_card
-
-
-def _branch(c: Any, then: Any, other: Any) -> State:
-    return lazy_if(c, then, other, ite_state)
+from .zones import flashback_exiles, move, remove_ability, top_is_ability, top_is_card
 
 
 # --- leaving the stack -------------------------------------------------------------------
@@ -36,13 +32,13 @@ def finish_spell(cfg: Config, s: State, j: int) -> State:
     owner's graveyard (or exile: CR 702.34a flashback, in :func:`zones.move`; Lilah's
     replacement, then plotted); CR 608.3 puts a permanent spell onto the battlefield."""
     card = cfg.slots[j].card
-    s = s.replace(pending=P_NONE, pending_player=-1, pending_src=-1)
+    s = clear_choice(s)
     if card.permanent:
         s = move(cfg, s, [k == j for k in range(cfg.n)], BATTLEFIELD, resolving=True)
         s = enters(cfg, s, j)
     else:
         # Lilah's replacement applies to a spell the flashback replacement doesn't exile.
-        fb = And(s.fb_exile[j] == 1, cfg.on("flashback.exile-on-resolve"))
+        fb = flashback_exiles(cfg, s, j, resolving=True)
         lilah = And(Not(fb), s.plot_on_resolve[j] == 1)
         s = move(cfg, s, [k == j for k in range(cfg.n)], If(lilah, EXILE, GRAVEYARD), resolving=True)
         s = make_plotted(s, j, when=lilah)
@@ -68,7 +64,7 @@ def enters(cfg: Config, s: State, j: int) -> State:
 def resolve_card(cfg: Config, s: State, j: int) -> State:
     card = cfg.slots[j].card
     if card.is_split:
-        return _branch(s.half[j] == LEFT, lambda: resolve_face(cfg, s, j, card.faces[0].name),
+        return branch(s.half[j] == LEFT, lambda: resolve_face(cfg, s, j, card.faces[0].name),
                        lambda: resolve_face(cfg, s, j, card.faces[1].name))
     return resolve_face(cfg, s, j, card.faces[0].name)
 
@@ -79,7 +75,7 @@ def resolve_face(cfg: Config, s: State, j: int, face: str) -> State:
         return effect(cfg, s, j, face)
     # CR 608.2b: a spell whose targets are all illegal doesn't resolve.
     ok = still_legal(cfg, s, kind, s.target[j], s.target_oid[j])
-    return _branch(ok, lambda: effect(cfg, s, j, face), lambda: fizzle(cfg, s, j))
+    return branch(ok, lambda: effect(cfg, s, j, face), lambda: fizzle(cfg, s, j))
 
 
 def effect(cfg: Config, s: State, j: int, face: str) -> State:
@@ -91,7 +87,7 @@ def effect(cfg: Config, s: State, j: int, face: str) -> State:
     if not rules.asks:
         return finish_spell(cfg, s, j)
     asked = And(s.pending != P_NONE, s.pending_src == j)
-    return _branch(asked, lambda s=s: s, lambda s=s: finish_spell(cfg, s, j))
+    return branch(asked, lambda s=s: s, lambda s=s: finish_spell(cfg, s, j))
 
 
 # --- abilities ---------------------------------------------------------------------------
@@ -102,10 +98,10 @@ def resolve_ability(cfg: Config, s: State, a: int) -> State:
     kind = s.ab_kind[a]
     reg = registry()
     table = [(code, fn) for code, fn in sorted(reg.abilities.items())
-             if cfg.planechase or code not in reg.planar_abilities]
+             if cfg.planechase or code not in PLANE_SOURCED]  # planes' abilities: Planechase only
     out = s
     for code, fn in reversed(table):
-        out = _branch(kind == code, lambda fn=fn: fn(cfg, s, a), lambda out=out: out)
+        out = branch(kind == code, lambda fn=fn: fn(cfg, s, a), lambda out=out: out)
     out = remove_ability(cfg, out, a)
     return give_priority_to_active(cfg, out)
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .config import Config
-from .logic import And, If, Or, lazy_if
-from .state import BATTLEFIELD, GRAVEYARD, State, ite_state
+from .logic import And, If, Or
+from .state import BATTLEFIELD, GRAVEYARD, State, branch
 from .legend import ask_legend_choice
 from .zones import move
 
@@ -27,7 +27,7 @@ def settle(cfg: Config, s: State) -> State:
     for p in range(cfg.players):
         # CR 800.4a: in multiplayer, a player who loses leaves the game (CR 901.6: the planar
         # controller's successor is a player who doesn't leave with them).
-        s = lazy_if(loses[p], lambda s=s, p=p: leave_game(cfg, s, p, loses), lambda s=s: s, ite_state)
+        s = branch(loses[p], lambda s=s, p=p: leave_game(cfg, s, p, loses), lambda s=s: s)
     # CR 104.2a: a player still in the game when all opponents have left wins; nothing more happens.
     from .common import n_in_game
 

@@ -283,6 +283,23 @@ def symbolic_state(cfg: Config, prefix: str) -> State:
     return State(**vals)
 
 
+def branch(c: Any, then: Callable[..., State], other: Callable[..., State]) -> State:
+    """The state ``then()`` if ``c`` else ``other()``: concretely one branch runs, symbolically
+    both, merged field by field (the one wrapper of :func:`logic.lazy_if` for states)."""
+    from .logic import lazy_if
+
+    return lazy_if(c, then, other, ite_state)
+
+
+def flat(s: State) -> list[Any]:
+    """The state vector's components in layout order (a tuple field's entries in index order):
+    the one order every Z3 substitution and the invariant miner's columns use."""
+    out: list[Any] = []
+    for v in s:
+        out.extend(v if isinstance(v, tuple) else (v,))
+    return out
+
+
 def ite_state(c: Any, a: State, b: State) -> State:
     """Field-wise choice between two states (used by :func:`logic.lazy_if`)."""
     from .logic import If

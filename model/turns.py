@@ -7,13 +7,13 @@ stack, end the step (after the end step, begin the next turn).
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Iterable
 
 from .vocabulary import Action, Cond, Transition
 from .common import acting, n_in_game, next_in_game, receiver_of_priority
 from .config import Config
 from .logic import And, Count, If, Not, at, put
-from .state import BEGINNING, END, State
+from .state import BEGINNING, END, State, branch
 from .zones import draw
 
 
@@ -53,15 +53,10 @@ def transitions(cfg: Config) -> Iterable[Transition]:
 
 def end_step(cfg: Config, s: State) -> State:
     """CR 500.2: the step ends; the next begins. After the end step, the next turn."""
-    return If_state(s.step == END, lambda: next_turn(cfg, s),
+    return branch(s.step == END, lambda: next_turn(cfg, s),
                     lambda: give_priority_to_active(cfg, s.replace(step=s.step + 1)))
 
 
-def If_state(c: Any, then, other) -> State:  # type: ignore[no-untyped-def]
-    from .logic import lazy_if
-    from .state import ite_state
-
-    return lazy_if(c, then, other, ite_state)
 
 
 def cleanup(cfg: Config, s: State) -> State:
@@ -102,4 +97,4 @@ def next_turn(cfg: Config, s: State) -> State:
     return draw(cfg, s, nxt)
 
 
-__all__ = ["transitions", "after_action", "give_priority_to_active", "next_turn", "If_state", "Not"]
+__all__ = ["transitions", "after_action", "give_priority_to_active", "next_turn", "Not"]

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 from .config import Config
 from .logic import And, Count, If, Not, Or, Sum, at, put, symbolic_mode
-from .state import (ABILITY_RESET, AB_NONE, BATTLEFIELD, CARD_RESET, EXILE, HAND, LIBRARY, OUTSIDE, STACK,
+from .state import (ABILITY_RESET, AB_NONE, CARD_RESET, EXILE, HAND, LIBRARY, OUTSIDE, STACK,
                     State)
 
 TOP, BOTTOM = "top", "bottom"
@@ -185,9 +185,12 @@ def remove_ability(cfg: Config, s: State, k: int, when: Any = True) -> State:
     return compact(cfg, s)
 
 
-def battlefield_controlled(cfg: Config, s: State, name: str, player: Any) -> Any:
-    """How many permanents named ``name`` the player controls (controller = owner here)."""
-    return Count(And(s.zone[j] == BATTLEFIELD, cfg.slots[j].owner == player) for j in cfg.named(name))
+def flashback_exiles(cfg: Config, s: State, j: int, resolving: bool) -> Any:
+    """CR 702.34a: the card in slot ``j`` was cast with flashback, so leaving the stack it is
+    exiled instead (mutant clauses "flashback.exile-on-resolve" and "flashback.exile-on-leave"
+    each drop the replacement for one way off the stack)."""
+    applies = cfg.on("flashback.exile-on-resolve") if resolving else cfg.on("flashback.exile-on-leave")
+    return And(s.fb_exile[j] == 1) if applies else False
 
 
 def flashback_exile(cfg: Config, s: State, j: int, dest: Any, resolving: bool) -> Any:
@@ -200,14 +203,12 @@ def flashback_exile(cfg: Config, s: State, j: int, dest: Any, resolving: bool) -
     "flashback.exile-on-resolve" drops the replacement on resolution,
     "flashback.exile-on-leave" on every other way off the stack.
     """
-    applies = cfg.on("flashback.exile-on-resolve") if resolving else cfg.on("flashback.exile-on-leave")
-    if not applies:
+    exiles = flashback_exiles(cfg, s, j, resolving)
+    if exiles is False or (isinstance(dest, int) and dest in (OUTSIDE, -1, STACK, EXILE)):
         return dest
-    if isinstance(dest, int) and dest in (OUTSIDE, -1, STACK, EXILE):
-        return dest
-    leaves = And(s.zone[j] == STACK, s.fb_exile[j] == 1, dest != OUTSIDE, dest != -1, dest != STACK)
+    leaves = And(s.zone[j] == STACK, exiles, dest != OUTSIDE, dest != -1, dest != STACK)
     return If(leaves, EXILE, dest)
 
 
 __all__ = ["move", "move_one", "compact", "draw", "push_ability", "remove_ability", "library_count",
-           "hand_count", "top_is_card", "top_is_ability", "battlefield_controlled", "TOP", "BOTTOM", "Sum"]
+           "hand_count", "flashback_exiles", "top_is_card", "top_is_ability", "TOP", "BOTTOM", "Sum"]

@@ -43,7 +43,7 @@ import numpy as np
 import z3
 
 from mtgcheck.model.config import Config
-from mtgcheck.model.state import (BOOL, BY_CARD, BY_PLANE, BY_PLAYER, ENUM, LAYOUT, NUM, OID, PLAYER, SCALAR, SLOT,
+from mtgcheck.model.state import (flat, BOOL, BY_CARD, BY_PLANE, BY_PLAYER, ENUM, LAYOUT, NUM, OID, PLAYER, SCALAR, SLOT,
                                   SOURCE, TURN, Decl, State, bounds, length)
 
 #: Kinds of value compared by the ``order`` template.
@@ -73,7 +73,7 @@ class Candidate:
 
 
 def entries(cfg: Config) -> list[Entry]:
-    """The flat state vector's components, in the order of ``z3bmc.flat``."""
+    """The flat state vector's components, in the order of ``state.flat``."""
     out, col = [], 0
     for d in LAYOUT:
         n = length(cfg, d.index)
@@ -88,13 +88,6 @@ def entries(cfg: Config) -> list[Entry]:
                 lab = f"{d.name}[{i}]"
             out.append(Entry(col, d, i, lab))
             col += 1
-    return out
-
-
-def flat(s: State) -> list[Any]:
-    out: list[Any] = []
-    for v in s:
-        out.extend(v if isinstance(v, tuple) else (v,))
     return out
 
 

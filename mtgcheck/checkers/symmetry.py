@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from mtgcheck.model.config import Config
-from mtgcheck.model.state import (BY_CARD, FIELDS, LAYOUT, Decl, OID_FIELDS, PLANE_SOURCED, REF, SLOT, SOURCE, TURN_FIELDS,
+from mtgcheck.model.state import (CARD_FIELDS, FIELDS, LAYOUT, Decl, OID_FIELDS, PLANE_SOURCED, REF, SLOT, SOURCE, TURN_FIELDS,
                                   State)
 
 @lru_cache(maxsize=64)
@@ -31,7 +31,7 @@ def _fields(pred: Callable[[Decl], bool]) -> tuple[str, ...]:
 
 # From the layout: the fields indexed by card slot (permuted with the slots), and the fields
 # holding a REF, a SLOT or an ability SOURCE (renamed with the slots they point at).
-_CARD = _fields(lambda d: d.index == BY_CARD)
+_CARD = CARD_FIELDS
 _REFS = _fields(lambda d: d.holds == REF)
 _SLOTS = _fields(lambda d: d.holds == SLOT)
 _SOURCES = _fields(lambda d: d.holds == SOURCE)

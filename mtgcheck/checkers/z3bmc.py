@@ -44,7 +44,7 @@ from mtgcheck.model.actions import Action, catalogue, enabled_transition
 from mtgcheck.model.config import Config
 from mtgcheck.model.logic import And, Implies, Or, symbolic
 from mtgcheck.model.setup import build
-from mtgcheck.model.state import BY_PLANE, FIELDS, LAYOUT, State, bounds, equal_states, symbolic_state
+from mtgcheck.model.state import BY_PLANE, FIELDS, LAYOUT, State, bounds, equal_states, flat, symbolic_state
 from mtgcheck.properties.base import Property
 
 from .result import HOLDS, PROVED, UNKNOWN, VACUOUS, VIOLATED, Verdict
@@ -69,14 +69,6 @@ STEP_SHARE = 4
 SAMPLE_CAP = 3000
 #: Other initial placements the sample starts from (besides the configuration's position).
 SAMPLE_STARTS = 16
-
-
-def flat(s: State) -> list[Any]:
-    out: list[Any] = []
-    for f in FIELDS:
-        v = getattr(s, f)
-        out.extend(v if isinstance(v, tuple) else [v])
-    return out
 
 
 def well_formed(cfg: Config, s: State) -> Any:
