@@ -217,12 +217,14 @@ def replay_property(cx: Counterexample, strict: bool = False) -> tuple[bool, str
 
 
 def replay_divergence(cx: Counterexample, driver: Any = None,
-                      on_engine: Callable[[Any, Counterexample], tuple[Any, bool]] | None = None) -> tuple[bool, str]:
+                      on_engine: Callable[[Any, Counterexample], tuple[Any, bool | None]] | None = None
+                      ) -> tuple[bool, str]:
     """The rules' verdicts recorded in the file must hold on the model; then, with an engine, replay it there.
 
     ``driver`` is the engine (a :class:`mtgcheck.validate.Driver`) and ``on_engine`` replays
     the counterexample on it (:func:`mtgcheck.validate.replay_on_engine`): the first
-    divergence now (None: none) and whether it is the stored one.  Passed in, not imported:
+    divergence now (None: none) and whether it is the stored one (None: the engine declined the
+    position, so nothing was compared: not a pass).  Passed in, not imported:
     validate reads counterexamples through this module.
     """
     from mtgcheck.scenario_run import run as run_scenario
@@ -236,6 +238,8 @@ def replay_divergence(cx: Counterexample, driver: Any = None,
     assert on_engine is not None, "an engine to replay on needs on_engine"
     now, same = on_engine(driver, cx)
     where = f"{driver.info.name} {driver.info.version}"
+    if now is None and same is None:
+        return False, line + f"; {where}: NOT COMPARED (the engine declined the position)"
     if now is None:
         return rules.passed, line + f"; {where}: no longer diverges"
     if same:

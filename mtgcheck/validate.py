@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 # The divergence vocabulary lives apart (replay reads it too); re-exported here.
-from mtgcheck.divergence import FAULTS, KINDS, VERDICT_KEYS, Divergence, Trace
+from mtgcheck.divergence import FAULTS, KINDS, Divergence, Trace, wire
 from mtgcheck.engines import open_engine
 from mtgcheck.engines.base import OBSERVABLE, Engine, EngineError, EngineInfo, EngineRefused, Support
 from mtgcheck.engines.vocab import Session, wire_action
@@ -35,6 +35,7 @@ from mtgcheck.model.actions import Action, catalogue, enabled_transition, legal_
 from mtgcheck.model.config import Config
 from mtgcheck.model.observe import observe
 from mtgcheck.model.state import HOWS, ZONES, State
+from mtgcheck.scenario_format import FORMAT as SCENARIO_FORMAT
 from mtgcheck.scenario_write import setup_of
 
 Chooser = Callable[[int, Config, State, list[Action]], "Action | None"]
@@ -462,8 +463,10 @@ def scenario_traces(support: Support, files: Sequence[Path], *,
             else:
                 sc = parse_scenario(raw, source=str(f), known_cards=pool.card_names(),
                                     known_planes=pool.plane_names(), known_variants=tuple(VARIANTS))
-        except (MtgcheckError, KeyError, TypeError):
-            continue  # malformed files are the business of `mtgcheck scenario` / `replay`
+        except (MtgcheckError, KeyError, TypeError) as exc:
+            # Malformed: `mtgcheck scenario` / `replay` say why; here, one line that it is skipped.
+            say(f"{jsonread.display(str(f))}: skipped: {jsonread.one_line(str(exc))}")
+            continue
         assert isinstance(raw, dict)  # both parsers say so
         doc = raw.get("scenario", raw)
         if sc.variant or any(a.verb not in support.verbs for a in sc.actions):
@@ -473,7 +476,7 @@ def scenario_traces(support: Support, files: Sequence[Path], *,
         setup = doc["setup"]
         if supported_setup(support, setup) != setup:
             continue
-        acts = [{k: v for k, v in a.items() if k not in VERDICT_KEYS} for a in doc["actions"]]
+        acts = [wire(a) for a in doc["actions"]]
         out.append((str(f), setup, acts))
     return out
 
@@ -547,18 +550,18 @@ def reproduces(driver: Driver, setup: dict[str, Any], docs: Sequence[dict[str, A
     return tr.divergence is not None and tr.divergence.key() == key
 
 
-def replay_on_engine(driver: Driver, cx: Any) -> tuple[Divergence | None, bool]:
+def replay_on_engine(driver: Driver, cx: Any) -> tuple[Divergence | None, bool | None]:
     """Replay a stored divergence's whole trace on the engine, comparing everything at every
-    step: the first divergence now (None: none, or the engine declines the position), and
-    whether it is the stored one (the same kind, field and rule)."""
+    step: the first divergence now (None: none), and whether it is the stored one (the same
+    kind, field and rule); (None, None) when the engine declines the position: not compared."""
     d = cx.doc["divergence"]
     key = (d["kind"], d["field"].split(".")[0], d["rule"])
     doc = cx.doc["scenario"]
-    acts = [{k: v for k, v in a.items() if k not in VERDICT_KEYS} for a in doc["actions"]]
+    acts = [wire(a) for a in doc["actions"]]
     try:
         tr = driver.play(doc["setup"], scripted(acts, doc["setup"]), source=str(cx.path), steps=len(acts) + 1)
     except EngineRefused:
-        return None, False
+        return None, None
     if tr.divergence is None:
         return None, False
     return tr.divergence, tr.divergence.key() == key
@@ -608,7 +611,7 @@ def counterexample_doc(info: EngineInfo, tr: Trace, seed: int | None) -> dict[st
         actions.append({**doc, "expect": "legal" if t is not None else "illegal"})
         if t is not None:
             s = t.effect(s)
-    scenario = {"format": "mtgcheck.scenario/1", "name": f"{info.name} {KINDS[d.kind]} ({d.field})",
+    scenario = {"format": SCENARIO_FORMAT, "name": f"{info.name} {KINDS[d.kind]} ({d.field})",
                 "rules": [d.rule] if d.rule else [], "description": d.why, "setup": tr.setup, "actions": actions}
     return {"format": FORMAT, "violates": "divergence", "found_by": "differential", "target": info.target,
             "seed": seed, "trace_length": len(actions), "divergence": d.to_json(), "scenario": scenario}

@@ -257,3 +257,29 @@ def test_an_engine_lacking_extra_turns_gets_no_position_that_needs_them() -> Non
     assert supported_setup(lacking, base) is not None
     with pytest.raises(EngineError, match="supports.lacks"):
         support_of({"cards": ["Lightning Bolt"], "lacks": ["combat"]})
+
+
+def test_a_divergence_the_engine_declines_to_set_up_is_not_a_pass() -> None:
+    """replay --engine: an engine that refuses the position compared nothing: not "no longer diverges"."""
+    from types import SimpleNamespace
+
+    from mtgcheck.replay import load, replay_divergence
+
+    path = sorted((HERE.parent / "counterexamples" / "phase-0.103.0").glob("*.json"))[0]
+    cx = load(path)
+    driver = SimpleNamespace(info=SimpleNamespace(name="declining", version="1"))
+    ok, line = replay_divergence(cx, driver, lambda d, c: (None, None))
+    assert not ok and "NOT COMPARED" in line
+    ok, line = replay_divergence(cx, driver, lambda d, c: (None, False))
+    assert "no longer diverges" in line
+
+
+def test_validate_says_which_scenario_files_it_skips_as_malformed(tmp_path: Path) -> None:
+    from mtgcheck.engines.base import Support
+    from mtgcheck.validate import scenario_traces
+
+    (tmp_path / "bad.json").write_text('{"format": "mtgcheck.scenario/1"}')
+    said: list[str] = []
+    support = Support(cards=frozenset({"Slickshot Show-Off", "Island"}))
+    assert scenario_traces(support, [tmp_path / "bad.json"], warn=said.append) == []
+    assert len(said) == 1 and "bad.json" in said[0] and "skipped" in said[0]

@@ -174,12 +174,14 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
             continue
         ex.fired[t.rule] = ex.fired.get(t.rule, 0) + c
         ex.actions[t.action.verb] = ex.actions.get(t.action.verb, 0) + c
-    ex.fixpoint = unbounded and ex.complete
+    # A state that hit a bound of the configuration (``overflow``) was cut short: no proof.
+    ex.fixpoint = unbounded and ex.complete and not any(s.overflow for s in states)
     ex.seconds = time.monotonic() - t0
     verdicts = []
     fired_cov = coverage.counts(cfg, ex.fired, ex.actions)  # one dict, shared by the unit's verdicts
     edges = ex.edges
-    scope = "every reachable state of the position" if ex.fixpoint else f"to turn {conf.max_turn}"
+    scope = ("every reachable state of the position" if ex.fixpoint
+             else f"exhaustive to depth {checked_to}" if unbounded else f"to turn {conf.max_turn}")
     for p in props:
         stats = {"states": len(states), "edges": edges, "witnesses": witnessed[p.id],
                  "coverage": fired_cov, "scope": scope}

@@ -149,7 +149,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, seed: int = 0, exampl
     violated: dict[str, list[Action]] = {}
     tally = Tally(deadline=t0 + timeout)
     n = examples or conf.hypothesis_examples
-    interrupted = False
+    interrupted = ""  # why the run stopped before its examples were done ("": it did not)
     while remaining:
         machine = machine_for(conf, remaining, tally, variant=variant, disabled=disabled)
         hseed(seed)(machine)
@@ -165,13 +165,13 @@ def check(conf: CheckConfig, props: Sequence[Property], *, seed: int = 0, exampl
             violated[exc.prop] = exc.trace
             remaining = [p for p in remaining if p.id != exc.prop]
         except _TimeUp:
-            interrupted = True
+            interrupted = f"time ran out after {timeout:g} s"
             break
         except Flaky:  # pragma: no cover - the model is deterministic
-            interrupted = True
+            interrupted = "Hypothesis found the run flaky"
             break
         if time.monotonic() - t0 > timeout:
-            interrupted = True
+            interrupted = f"time ran out after {timeout:g} s"
             break
     secs = time.monotonic() - t0
     fired = coverage.counts(build(conf.position, variant=variant, disabled=disabled)[0], tally.fired, tally.actions)
@@ -184,7 +184,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, seed: int = 0, exampl
                         stats=stats)
         elif interrupted:
             v = Verdict("hypothesis", p.id, conf.name, UNKNOWN,
-                        f"time ran out after {timeout:g} s: {tally.examples} of {n} examples", stats=stats)
+                        f"{interrupted}: {tally.examples} of {n} examples", stats=stats)
         elif tally.witnesses.get(p.id, 0) == 0:
             v = Verdict("hypothesis", p.id, conf.name, VACUOUS, "its antecedent never held in the examples",
                         stats=stats)
