@@ -172,7 +172,6 @@ BOUNDS = ("max_turn", "depth", "hypothesis_examples", "hypothesis_steps")
 
 
 CONFIG_SCHEMA = "config-1"
-CONFIG_SCHEMA_FILE = "config-1.schema.json"  # in mtgcheck/data
 
 
 def config_schema() -> dict[str, Any]:

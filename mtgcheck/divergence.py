@@ -28,6 +28,11 @@ FAULTS = ("crash", "hang", "garbage", "protocol")
 VERDICT_KEYS = ("expect", "rule")
 
 
+def wire(action: dict[str, Any]) -> dict[str, Any]:
+    """A scenario action as an engine is sent it: without the verdict the file expects."""
+    return {k: v for k, v in action.items() if k not in VERDICT_KEYS}
+
+
 @dataclass(frozen=True)
 class Divergence:
     """The first point where the engine and the rules part, with the rule at stake."""

@@ -30,7 +30,6 @@ from mtgcheck.errors import FormatError
 
 FORMAT = "mtgcheck.manifest/1"
 SCHEMA = "manifest-1"
-SCHEMA_FILE = "manifest-1.schema.json"  # in mtgcheck/data
 
 
 def depends(checker: str) -> tuple[str, ...]:

@@ -67,7 +67,6 @@ FORMAT = "mtgcheck.scenario/1"
 #: stray multi-gigabyte file from exhausting memory in the parser.
 MAX_FILE_BYTES = MAX_BYTES
 SCHEMA_NAME = "scenario-1"
-SCHEMA_FILE = formats.schema_file(SCHEMA_NAME)
 
 STEPS = ("beginning", "main1", "combat", "main2", "end")
 SETUP_ZONES = ("library", "hand", "graveyard", "exile", "battlefield")

@@ -14,6 +14,7 @@ from mtgcheck.model.actions import Action
 from mtgcheck.model.config import Config
 from mtgcheck.model.setup import Position
 from mtgcheck.model.state import FLASHBACKS, HALVES, HOWS
+from mtgcheck.scenario_format import FORMAT as SCENARIO_FORMAT
 
 
 def setup_of(pos: Position) -> dict[str, Any]:
@@ -68,7 +69,7 @@ def action_doc(cfg: Config, a: Action) -> dict[str, Any]:
 
 def scenario_from_trace(name: str, rules: Sequence[str], pos: Position, cfg: Config, trace: Sequence[Action],
                         *, variant: str | None = None, description: str | None = None) -> dict[str, Any]:
-    doc: dict[str, Any] = {"format": "mtgcheck.scenario/1", "name": name, "rules": list(rules)}
+    doc: dict[str, Any] = {"format": SCENARIO_FORMAT, "name": name, "rules": list(rules)}
     if description:
         doc["description"] = description
     if variant:

@@ -26,7 +26,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from mtgcheck.divergence import VERDICT_KEYS
+from mtgcheck.divergence import wire
 from mtgcheck.engines import Engine, EngineRefused, open_engine
 from mtgcheck.engines.base import Support
 from mtgcheck.engines.model_engine import ModelEngine
@@ -162,9 +162,9 @@ def test_the_models_replies_fit_the_schema() -> None:
             obs = {k: v for k, v in model.observe().items() if k != "bound_hit"}
             assert not schema_problems({"op": "observe"}, {"ok": True, "observation": obs})
             if act is not None:
-                wire = {k: v for k, v in act.items() if k not in VERDICT_KEYS}
-                r = model.apply(wire)
-                assert not schema_problems({"op": "apply", "action": wire},
+                sent = wire(act)
+                r = model.apply(sent)
+                assert not schema_problems({"op": "apply", "action": sent},
                                            {"ok": True, "legal": r.legal, "reason": r.reason})
             checked += 1
     assert checked > 50
@@ -253,7 +253,7 @@ def replay(engine: Engine, model: ModelEngine, support: Support, doc: dict[str, 
         found = divergence(engine, model, support)
         if found:
             return i, found
-        legal, found = step_both(engine, model, {k: v for k, v in act.items() if k not in VERDICT_KEYS})
+        legal, found = step_both(engine, model, wire(act))
         if found:
             return i, found
         assert act.get("expect", "legal") == ("legal" if legal else "illegal"), (doc["name"], i)

@@ -228,3 +228,14 @@ def test_permutation_keeps_each_library_in_order() -> None:
             assert [c["id"] for c in new if c["zone"] == "library" and c["owner"] == o] == [f"l{o}{i}" for i in range(4)]
         moved += new != cards
     assert moved == 5
+
+
+def test_the_hand_written_renaming_covers_every_reference_the_layout_declares() -> None:
+    """permute_state renames references by hand (independent of symmetry.py); a field the
+    layout declares as pointing at a card slot and missing here would go unrenamed."""
+    from mtgcheck.model.state import LAYOUT, REF, SLOT, SOURCE
+
+    from .metamorphic import RENAMED_REFERENCES
+
+    declared = {d.name for d in LAYOUT if d.holds in (REF, SLOT, SOURCE)}
+    assert declared == RENAMED_REFERENCES

@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("phase")
 
-from mtgcheck.divergence import VERDICT_KEYS
+from mtgcheck.divergence import wire
 from mtgcheck.engines import open_engine  # noqa: E402
 from mtgcheck.engines.base import EngineError, EngineRefused  # noqa: E402
 from mtgcheck.engines.model_engine import ModelEngine  # noqa: E402
@@ -179,7 +179,7 @@ def test_plotting_then_casting_the_same_turn_agrees_with_the_model(support: Any)
     doc = scenario("plot-waits-a-turn.json")
     e, m = pair(doc["setup"])
     for act in doc["actions"]:
-        act = {k: v for k, v in act.items() if k not in VERDICT_KEYS}
+        act = wire(act)
         before = e.observe()
         got, want = e.apply(act), m.apply(act)
         assert got.legal == want.legal, (act, got, want)
@@ -631,7 +631,7 @@ def test_scenario_files_in_scope_get_their_expected_verdicts(name: str) -> None:
     e, m = pair(doc["setup"])
     for act in doc["actions"]:
         want = act.get("expect", "legal") == "legal"
-        act = {k: v for k, v in act.items() if k not in VERDICT_KEYS}
+        act = wire(act)
         assert e.apply(act).legal == m.apply(act).legal == want, act
 
 

@@ -15,9 +15,9 @@ from mtgcheck.model.actions import Action
 from mtgcheck.model.config import VARIANTS, Config
 from mtgcheck.model.setup import Position, build
 from mtgcheck.model.state import State
-from mtgcheck.scenario_format import Scenario, parse_scenario
+from mtgcheck.scenario_format import FORMAT as SCENARIO_FORMAT, Scenario, parse_scenario
 from mtgcheck.scenario_run import to_action
-from mtgcheck.scenario_write import action_doc, setup_of
+from mtgcheck.scenario_write import action_doc
 
 
 def wire_action(cfg: Config, a: Action) -> dict[str, Any]:
@@ -28,7 +28,7 @@ def wire_action(cfg: Config, a: Action) -> dict[str, Any]:
 
 
 def scenario_doc(setup: dict[str, Any], actions: Sequence[dict[str, Any]], variant: str | None = None) -> dict[str, Any]:
-    doc: dict[str, Any] = {"format": "mtgcheck.scenario/1", "name": "engine session", "rules": [],
+    doc: dict[str, Any] = {"format": SCENARIO_FORMAT, "name": "engine session", "rules": [],
                            "setup": setup, "actions": list(actions)}
     if variant:
         doc["variant"] = variant
@@ -74,7 +74,3 @@ class Session:
             raise FormatError(source, exc.field.replace("actions", field, 1), exc.expected, exc.got) from None
         return [to_action(self.cfg, sc, spec, s) for spec in sc.actions]
 
-
-def setup_doc(pos: Position) -> dict[str, Any]:
-    """A position as the protocol's ``setup`` object."""
-    return setup_of(pos)
