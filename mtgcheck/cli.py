@@ -389,26 +389,47 @@ def diff(rules_a: str, rules_b: str, config_name: str | None, out: str | None, c
     mutant (`mutant-ID`, see `mtgcheck mutants`) or `mutant-COND[+COND...]` (guard conditions
     switched off).  Prints the scenario, which
     `mtgcheck scenario` runs as written (under RULES_B).  Exit 0 when one is found, 3 when
-    none is within the configurations' bounds.
+    none is within the configurations' bounds (every reachable state compared), 4 when none
+    was found but a search was cut by its budget (states, time or Z3's depth) before it had
+    compared them all.
     """
     import json as _json
 
     from mtgcheck import check_run as cr
     from mtgcheck.atomic import write_json
-    from mtgcheck.diff import as_scenario, parse_rule_set
+    from mtgcheck.configs import CheckConfig
+    from mtgcheck.diff import Difference, SearchCut, as_scenario, parse_rule_set
 
     ra, rb = parse_rule_set(rules_a), parse_rule_set(rules_b)
     confs = cr.configs_named([config_name] if config_name else [])
     search = registry.get(checker).separate
-    found = [(conf, d) for conf in confs if (d := search(conf, ra, rb)) is not None]
+    found: list[tuple[CheckConfig, Difference]] = []
+    cut: list[tuple[str, SearchCut]] = []  # a cut search is no answer: never "no difference"
+    for conf in confs:
+        try:
+            d = search(conf, ra, rb)
+        except SearchCut as exc:
+            cut.append((conf.name, exc))
+            continue
+        if d is not None:
+            found.append((conf, d))
+    cuts = "; ".join(f"on {name} the search was cut by {exc.budget} after comparing {exc.compared}"
+                     for name, exc in cut)
     if not found:
+        if cut:
+            whole = [c.name for c in confs if c.name not in {name for name, _ in cut}]
+            click.echo(f"no difference found between {rules_a} and {rules_b}, but the search is not complete: {cuts}"
+                       + (f" (searched in full, no difference: {', '.join(whole)})" if whole else ""))
+            return 4
         click.echo(f"no difference between {rules_a} and {rules_b} within the bounds of "
-                   + ", ".join(c.name for c in confs))
+                   + ", ".join(c.name for c in confs) + " (every state both reach compared)")
         return 3
     conf, d = min(found, key=lambda cd: len(cd[1].trace))
     doc = as_scenario(conf, rules_a, rules_b, d)
     click.echo(f"{rules_a} and {rules_b} part after {len(d.trace)} common actions on {conf.name}: "
                f"{doc['description']}", err=True)
+    if cut:  # the difference stands, but a cut configuration may hold a shorter one
+        click.echo(f"(not necessarily the shortest: {cuts})", err=True)
     if out:
         write_json(out, doc)
     click.echo(_json.dumps(doc, indent=2))

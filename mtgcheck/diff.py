@@ -5,6 +5,11 @@ under both, with the same result); the first state where they part (an action le
 one only, or one action with two different results) is reached by a shortest common
 history.  Rule sets (:mod:`mtgcheck.rulesets`): ``reference``, a variant (``116.2k``), a
 mutant (``mutant-ID``) or conditions switched off (``mutant-COND[+COND...]``).
+
+A search answers a :class:`Difference`, or None when it compared every state both rule sets
+reach within the configuration's bounds and found none; a search its budget cut short
+raises :class:`SearchCut` instead, so that "no difference" is never claimed for states it
+never looked at.
 """
 
 from __future__ import annotations
@@ -35,6 +40,20 @@ def _built(conf: CheckConfig, rules: RuleSet) -> tuple[Any, State]:
     return build(conf.position, variant=rules.variant, disabled=rules.disabled)
 
 
+class SearchCut(Exception):
+    """The search stopped at its budget before it had compared every reachable state.
+
+    Raised, not returned: a checker's ``separate`` (:mod:`mtgcheck.checkers.registry`)
+    answers a Difference or None, and None must keep meaning that the whole search found
+    none.  ``compared`` says what was compared before the cut, ``budget`` what cut it.
+    """
+
+    def __init__(self, compared: str, budget: str) -> None:
+        super().__init__(f"cut by {budget} after comparing {compared}")
+        self.compared = compared
+        self.budget = budget
+
+
 @dataclass
 class Difference:
     trace: list[Action]
@@ -53,15 +72,30 @@ def _enabled(cfg: Any, s: State) -> dict[Action, Transition]:
     return out
 
 
+def _within(conf: CheckConfig, s: State) -> bool:
+    """A state whose actions the search compares: inside the turn bound, game not over."""
+    return s.turn <= conf.max_turn and not s.game_over
+
+
 def find(conf: CheckConfig, a: RuleSetLike, b: RuleSetLike, *, max_states: int = 200_000) -> Difference | None:
+    """The shortest difference, or None once every state within the bounds was compared
+    (:class:`SearchCut` when ``max_states`` states were reached with some still to compare)."""
     cfg_a, s0 = _built(conf, parse_rule_set(a))
     cfg_b, _ = _built(conf, parse_rule_set(b))
     seen = {canonical(cfg_a, s0)}
     queue: deque[tuple[State, list[Action]]] = deque([(s0, [])])
-    while queue and len(seen) < max_states:
+    compared = 0
+    while queue:
+        if len(seen) >= max_states:
+            # The budget stops the search; a queued state outside the bounds would only be
+            # skipped, so it is a cut only if some queued state was still to be compared.
+            if any(_within(conf, q) for q, _ in queue):
+                raise SearchCut(f"{compared:,} states ({len(seen):,} reached)", f"its budget of {max_states:,} states")
+            return None
         s, path = queue.popleft()
-        if s.turn > conf.max_turn or s.game_over:
+        if not _within(conf, s):
             continue
+        compared += 1
         ea, eb = _enabled(cfg_a, s), _enabled(cfg_b, s)
         only = sorted(set(ea) ^ set(eb))
         if only:
@@ -102,7 +136,11 @@ def find_z3(conf: CheckConfig, a: RuleSetLike, b: RuleSetLike, *, max_depth: int
             timeout: float = 300.0) -> Difference | None:
     """The same search with Z3: BMC over histories legal under both rule sets with the same
     results, iterative deepening, until some transition is enabled under one rule set only
-    or gives two different successors.  The trace is checked on the interpreter."""
+    or gives two different successors.  The trace is checked on the interpreter.
+
+    None only when no common history goes past the last depth checked (so every reachable
+    state was compared); :class:`SearchCut` when the time budget, an unknown from Z3 or
+    ``max_depth`` stops it first."""
     import time
 
     import z3
@@ -156,11 +194,29 @@ def find_z3(conf: CheckConfig, a: RuleSetLike, b: RuleSetLike, *, max_depth: int
             why = f"CR {ref.cr}: {ref.why}" if ref else ("" if la != lb else "the same action has different results")
             return Difference(trace, act, la, lb, why, 0)
         if res == z3.unknown or time.monotonic() >= deadline:
-            return None
+            done = k if res == z3.unsat else k - 1  # the deepest step known to have no difference
+            raise SearchCut(_histories(done), "an unknown from Z3" if res == z3.unknown and time.monotonic() < deadline
+                            else f"its time budget of {timeout:g} s")
         # No difference yet: one more common step, legal under both with the same successor.
         sels = [z3.Bool(f"dsel{k}_{i}") for i in range(len(enc_a.rels))]
         for i, sel in enumerate(sels):
             sol.add(z3.Implies(sel, z3.And(un.sub(enc_a.rels[i], k), sub_b(enc_b.rels[i], k))))
         sol.add(z3.Or(sels))
         un.sels.append(sels)
-    return None
+    # Every common history of up to max_depth actions compared: the search ended only if
+    # none of them goes on (else a difference may lie deeper).
+    sol.set("timeout", max(1, int((deadline - time.monotonic()) * 1000)))
+    res = sol.check(*enables)
+    if res == z3.unsat:
+        return None
+    raise SearchCut(_histories(max_depth), f"its depth bound of {max_depth} common action{'s' if max_depth != 1 else ''}" if res == z3.sat
+                    else "an unknown from Z3" if time.monotonic() < deadline else f"its time budget of {timeout:g} s")
+
+
+def _histories(depth: int) -> str:
+    """What the Z3 search compared once no difference is possible after ``depth`` common actions."""
+    if depth < 0:
+        return "nothing (Z3 did not finish the first step)"
+    if depth == 0:
+        return "the initial position only"
+    return f"every common history of up to {depth} action{'s' if depth != 1 else ''}"
