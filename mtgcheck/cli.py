@@ -335,8 +335,8 @@ def replay(paths: tuple[str, ...], engine_spec: str | None, call_timeout: float)
     On its target rule set each must still violate its property; on the reference model it
     must violate nothing.  An engine's divergence replays on the reference model as a
     scenario (the rules' verdicts must hold), and with --engine on that engine (does it
-    still diverge?).  Exit 1 if the reference model violates a property, or an engine
-    still diverges.
+    still diverge?).  Exit 1 if a counterexample no longer reproduces on its target, the
+    reference model violates a property, or an engine still diverges; 2 a malformed file.
     """
     from pathlib import Path
 
@@ -364,7 +364,7 @@ def replay(paths: tuple[str, ...], engine_spec: str | None, call_timeout: float)
     try:
         for cx in loaded:
             ok, line = (replay_divergence(cx, driver, on_engine) if cx.violates == "divergence"
-                        else replay_property(cx))
+                        else replay_property(cx, strict=True))
             bad += 0 if ok else 1
             click.echo(f"{cx.path}: {line}")
     finally:
