@@ -26,6 +26,10 @@ class Options:
     #: that fixpoint proves its properties for every reachable state of the position.
     exhaustive: bool = False
     induction: bool = True
+    #: Stop at the first depth where a property fails (every property that fails there is
+    #: still reported; the others hold to that depth): the mutants' kill matrix needs only a
+    #: shortest kill, not every property searched to the end.  Z3 and the graph search.
+    first_violation: bool = False
     rlimit: int | None = None  # Z3: resource limit of one induction query (None: the checker's default)
     hypothesis_slots: int = 1  # seed slots per configuration (--shards; mtgcheck.check_run's docstring)
     hypothesis_groups: int = 1  # property subsets per configuration

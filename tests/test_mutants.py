@@ -53,3 +53,29 @@ def test_mutants_cli_junit(tmp_path: Path) -> None:
     assert r.returncode == 0 and "mutation score 100%" in r.stdout
     names = sorted(c.get("name", "") for c in ET.parse(x).getroot().iter("testcase"))
     assert names == ["mutant::object-id-kept", "mutant::plot-with-stack"]
+
+
+@pytest.mark.parametrize("checker", ["graph", "z3"])
+@pytest.mark.parametrize("mid", ["object-id-kept", "plot-with-stack"])
+def test_first_violation_stops_early_with_the_same_shortest_kill(checker: str, mid: str) -> None:
+    """The kill matrix stops at the first failing depth: every property failing there is the
+    same as in a search run to its end, and the rest holds to that depth, never further."""
+    from mtgcheck.check_run import Options, run_unit
+    from mtgcheck.model.mutants import BY_ID
+    from mtgcheck.properties.catalogue import PROPERTIES
+    from mtgcheck.rulesets import RuleSet
+
+    m = BY_ID[mid]
+    conf = SMALL[m.position]
+    ids = [p.id for p in PROPERTIES]
+    full, early = (run_unit(checker, conf, ids, Options(depth=6, rules=RuleSet("mutant", mid), induction=False,
+                                                         first_violation=fv)) for fv in (False, True))
+    first = min(v.depth for v in full if v.status == "violated")
+    at_first = lambda vs: sorted((v.property, v.depth) for v in vs if v.status == "violated" and v.depth == first)  # noqa: E731
+    assert at_first(early) == at_first(full) != []
+    assert all(v.status != "violated" or v.depth == first for v in early)
+    assert all(v.status != "proved" and (v.depth or 0) <= first for v in early)
+    if checker == "graph":  # and it did stop early: fewer states than the whole search
+        assert early[0].stats["states"] < full[0].stats["states"]
+    else:  # BMC went no deeper than the first failing depth, where the full run went on
+        assert max(v.depth or 0 for v in early) == first < max(v.depth or 0 for v in full)

@@ -83,7 +83,8 @@ def _path(parent: list[tuple[int, Action] | None], i: int) -> list[Action]:
 def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300_000,
           timeout: float = 120.0, disabled: frozenset[str] = frozenset(),
           variant: str | None = None, symmetry: bool = True,
-          unbounded: bool = False, renumber_turns: bool | None = None) -> tuple[list[Verdict], Exploration]:
+          unbounded: bool = False, renumber_turns: bool | None = None,
+          first_violation: bool = False) -> tuple[list[Verdict], Exploration]:
     """Search the configuration; one verdict per property.
 
     With ``symmetry``, states equal up to a swap of identical cards are visited once
@@ -95,7 +96,10 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
     numbers are renumbered too (:func:`.symmetry.canonical`).  A search cut by its state
     budget or time limit says ``holds`` to the depth it reached (every state that many actions
     from the start, and every transition out of the states before it), never ``proved``.
-    ``renumber_turns`` (default: ``unbounded``) switches the renumbering of turns apart."""
+    ``renumber_turns`` (default: ``unbounded``) switches the renumbering of turns apart.
+    ``first_violation``: stop once every state before the depth of the first violation has
+    been expanded (so every property failing at that depth is found); the search is then
+    incomplete, and the properties not violated say so."""
     from .symmetry import canonicalizer
 
     t0 = time.monotonic()
@@ -132,6 +136,9 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
     queue = deque([0])
     while queue:
         if len(index) >= max_states or time.monotonic() - t0 > timeout:
+            ex.complete = False
+            break
+        if first_violation and violated and depth_of[queue[0]] >= min(d for d, _ in violated.values()):
             ex.complete = False
             break
         i = queue.popleft()

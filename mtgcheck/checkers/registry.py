@@ -160,7 +160,7 @@ class Z3Checker(BaseChecker):
         depth = budget.depth if budget.depth is not None else min(conf.depth, 3)
         return z3bmc.check(conf, props, depth=depth, timeout=budget.timeout, variant=rules.variant,
                            disabled=rules.disabled, strengthen=budget.strengthen, induction=budget.induction,
-                           rlimit=budget.rlimit)
+                           rlimit=budget.rlimit, first_violation=budget.first_violation)
 
     def figures(self, unit: dict[str, Any], v: Verdict) -> None:
         from mtgcheck.checkers.result import PROVED
@@ -197,7 +197,7 @@ class GraphChecker(BaseChecker):
         from mtgcheck.errors import OutputError
 
         out, ex = graph.check(conf, props, timeout=budget.timeout, variant=rules.variant, disabled=rules.disabled,
-                              unbounded=budget.exhaustive)
+                              unbounded=budget.exhaustive, first_violation=budget.first_violation)
         if budget.export_dir:
             try:
                 graph.export(ex, f"{budget.export_dir}/{conf.name}.graphml")

@@ -416,8 +416,11 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
           variant: str | None = None, disabled: frozenset[str] = frozenset(),
           induction: bool = True, symbolic_init: bool = True, strengthen: bool = False,
           rlimit: int | None = None, max_k: int = MAX_K, invariants: bool = True,
-          sample_cap: int = SAMPLE_CAP) -> list[Verdict]:
+          sample_cap: int = SAMPLE_CAP, first_violation: bool = False) -> list[Verdict]:
     """BMC to ``depth`` and k-induction for every property; one verdict each.
+
+    ``first_violation``: BMC stops after the first depth at which some property fails
+    (every property failing there is reported; the others hold to that depth).
 
     ``timeout`` is the whole run's wall-clock safety net (what it stops is unknown);
     ``rlimit`` bounds each induction query deterministically (default :data:`RLIMIT`);
@@ -498,6 +501,8 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
 
                 status[pid].stats["initial_position"] = position_of_state(cfg, conf.position, start)
             del lits[pid]
+        if first_violation and any(v.status == VIOLATED for v in status.values()):
+            break
     bmc_secs = time.monotonic() - t0
     proofs: dict[str, Proof] = {}
     budget = Budget(RLIMIT if rlimit is None else rlimit, deadline)
