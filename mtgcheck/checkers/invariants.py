@@ -99,6 +99,8 @@ def sample(cfg: Config, starts: Sequence[State], *, cap: int = 4000, max_turn: i
     configuration's position) within the turn bound, half on random walks of up to ``walk``
     steps from every start, past the turn bound (an invariant holds on every reachable
     state, and deeper states rule out more candidates)."""
+    from mtgcheck.model.actions import catalogue
+
     from .graph import successors
 
     seen: set[State] = set()
@@ -123,6 +125,7 @@ def sample(cfg: Config, starts: Sequence[State], *, cap: int = 4000, max_turn: i
             nxt.extend(s2 for _, s2 in successors(cfg, s))
         frontier = nxt
     rng = random.Random(seed)
+    cat = catalogue(cfg)
     tries = 0
     while len(out) < cap and tries < 4 * cap:
         s = starts[tries % len(starts)]
@@ -131,10 +134,12 @@ def sample(cfg: Config, starts: Sequence[State], *, cap: int = 4000, max_turn: i
             keep(s)
             if s.game_over:
                 break
-            succ = successors(cfg, s)
-            if not succ:
+            # The enabled transitions, then one effect: the same choice as among the
+            # successors (same order), without computing the successors not taken.
+            enabled = [t for t, g in zip(cat.transitions, cat.guards, strict=True) if g(s)]
+            if not enabled:
                 break
-            s = rng.choice(succ)[1]
+            s = rng.choice(enabled).effect(s)
     return out[:cap]
 
 
