@@ -105,3 +105,41 @@ def test_proofs_name_the_invariants_they_rest_on() -> None:
     assert any("invariant " in v.detail for v in vs)
     st = vs[0].stats["invariants"]
     assert st["proven"] >= 1 and st["mined"] >= st["initially_true"] >= st["live"]
+
+
+def _planechase():  # type: ignore[no-untyped-def]
+    from mtgcheck.configs import BUILTIN
+
+    conf = next(c for c in BUILTIN if c.name == "planechase")
+    cfg, s0 = build(conf.position)
+    return conf, cfg, s0
+
+
+def test_templates_for_owners_unseen_values_and_stack_shapes() -> None:
+    """Three templates the planechase proofs rest on: a card's entries against its owner's
+    (a player out of the game owns nothing in it), each value an entry never takes (a land
+    never on the stack, though it visits more zones than the value-set template lists), and
+    the shape of a slot stack even where the next slot stayed empty in the sample."""
+    conf, cfg, s0 = _planechase()
+    states = inv.sample(cfg, [s0], cap=1500, max_turn=conf.max_turn)
+    names = {c.name for c in inv.mine(cfg, states)}
+    owner = {sl.id: sl.owner for sl in cfg.slots}
+    assert any(n == f"in_game[{p}] == 0 -> zone[{j}] == 6" for j, p in owner.items() for n in names), \
+        sorted(n for n in names if n.startswith("in_game"))[:20]
+    assert any(n == f"zone[{j}] != 2" for j in owner for n in names)
+    extra = [e.label for e in inv.entries(cfg) if e.decl.name == "extra"]
+    assert all(f"{a} == -1 -> {b} == -1" in names for a, b in zip(extra, extra[1:], strict=False))
+
+
+def test_planechase_leaving_properties_are_proved() -> None:
+    """A player who left begins no turn and is never planar controller: proved at k = 0 on
+    the planechase position, resting on found invariants (the queue of extra turns filled as
+    a stack, the leaving player's cards outside the game)."""
+    from mtgcheck.checkers.result import PROVED
+    from mtgcheck.properties.catalogue import BY_ID
+
+    conf, _, _ = _planechase()
+    props = [BY_ID["planar-controller-in-game"], BY_ID["left-player-begins-no-turn"]]
+    vs = z3bmc.check(conf, props, depth=1, timeout=600)
+    assert [v.status for v in vs] == [PROVED, PROVED], [v.summary() for v in vs]
+    assert all(v.k == 0 and "invariant " in v.detail for v in vs)

@@ -6,11 +6,12 @@ the states the explicit-state search reaches (:func:`sample`): a candidate is ke
 holds in *every* sampled state.  No template names a property or a rule; the templates are
 
 * ``range``: an entry's declared bounds (the layout's ``bounds``), and the value set an
-  enumerated entry takes when it is smaller than its domain;
+  enumerated entry takes when it is smaller than its domain, and each value it never takes;
 * ``cond``: within one slot (a card, an ability slot, a plane, an extra-turn slot, or the
   scalars), ``f == c -> g == d`` and ``f == c -> g in {..}`` (and with ``f != c``), for
   ``f`` enumerated (a zone and its marks, an ability's kind and its fields, a pending choice
-  and its player and source);
+  and its player and source), or ``f`` an entry of the card's or plane's owner (the
+  configuration fixes owners: a player out of the game, their card outside it);
 * ``order``: between two entries holding the same kind of value (object ids, turns, numbers,
   players), in one slot, against a scalar, or one field across two slots: ``==``, ``<``,
   ``<=``, ``!=``, unconditionally or under the slots' first enumerated field (``zone == c``:
@@ -239,13 +240,24 @@ def mine(cfg: Config, states: Sequence[State], *, max_set: int = 3) -> list[Cand
             add(f"{e.label} == {u[0]}", "range", (lambda f, c=e.col, v=u[0]: f[c] == v))
         if e.decl.holds in DISCRETE and dom is not None and len(u) < len(dom) and len(u) <= max_set:
             add(f"{e.label} in {u}", "range", (lambda f, c=e.col, u=tuple(u): _in(f[c], u)))
+        if e.decl.holds in DISCRETE and e.decl.holds != BOOL and dom is not None and 1 < len(u) < len(dom):
+            # each value never seen, apart: it may be the one an initial placement rules out
+            # where the whole set is not (a land put in the hand, but never on the stack)
+            for c in sorted(set(dom) - set(u)):
+                add(f"{e.label} != {c}", "range", (lambda f, col=e.col, c=c: f[col] != c))
     del probe
 
     slots = _slots(cfg, [e for e in es if e.col not in skip])
-    # cond: within one slot
-    for group in slots.values():
+    # cond: within one slot; and for a card or a plane, from its owner's entries (a player
+    # who left owns nothing in the game: CR 800.4a) to the slot's
+    owners = {**{(BY_CARD, j): sl.owner for j, sl in enumerate(cfg.slots)},
+              **{(BY_PLANE, k): pl.owner for k, pl in enumerate(cfg.planes)}}
+    for key, group in slots.items():
         conds = []
-        for e in group:
+        owner = owners.get(key, -1)
+        owned = [e for e in slots.get((BY_PLAYER, owner), []) if e.decl.holds in (ENUM, BOOL)] \
+            if 0 <= owner < cfg.players else []
+        for e in group + owned:
             if e.decl.holds not in (ENUM, BOOL) and not (e.decl.holds in (PLAYER, SLOT) and e.decl.none):
                 continue
             for c in uncond[e.col]:
@@ -441,7 +453,9 @@ def mine(cfg: Config, states: Sequence[State], *, max_set: int = 3) -> list[Cand
                 if not mask.any():
                     continue
                 v = vals(mask, b_)
-                if len(v) == 1 and v != uncond[b_]:
+                # kept even when slot i + 1 never held anything in the sample: "it is empty"
+                # alone is not inductive (it fills once slot i does), the shape of the stack is
+                if len(v) == 1:
                     add(f"{by_col[a_].label} == {c} -> {by_col[b_].label} == {v[0]}", "adjacent",
                         (lambda f, a_=a_, b_=b_, c=c, d=v[0]: _implies(f[a_] == c, f[b_] == d)))
     return list(cands.values())
