@@ -67,21 +67,44 @@ def test_renumbered_turns_keep_order_and_never() -> None:
 
 def test_check_exhaustive_proves_from_the_command_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """`mtgcheck check --exhaustive`: a property proved at the fixpoint of every configuration
-    (or vacuous there, its antecedent never reached) is proved; without the flag, it holds."""
+    (or vacuous there, its antecedent never reached) is proved.  Without the flag, a small
+    position (``flashback``: 385 states to its turn bound) is still searched to its end and
+    proved, while a large one (``planechase``: 12,704) stays within its turn bound and holds."""
     import json
     import subprocess
     import sys
 
     from .conftest import ROOT
 
-    def run(*extra: str) -> dict:  # type: ignore[type-arg]
-        out = tmp_path / f"out{len(extra)}.json"
-        subprocess.run([sys.executable, "-m", "mtgcheck.cli", "check", "--checker", "graph", "--config", "flashback",
-                        "--config", "costs", "--no-store", "--json", str(out), *extra],
-                       cwd=ROOT, capture_output=True, text=True, timeout=300)
-        return {c["property"]: c for c in json.loads(out.read_text())["combined"]}
+    def run(*args: str) -> list[dict]:  # type: ignore[type-arg]
+        out = tmp_path / f"out{len(args)}.json"
+        subprocess.run([sys.executable, "-m", "mtgcheck.cli", "check", "--checker", "graph", "--no-store",
+                        "--json", str(out), *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+        return json.loads(out.read_text())["verdicts"]  # type: ignore[no-any-return]
 
-    exhaustive, bounded = run("--exhaustive"), run()
-    assert exhaustive["flashback-spell-always-ends-in-exile"]["status"] == "proved"
-    assert bounded["flashback-spell-always-ends-in-exile"]["status"] == "holds"
-    assert "proved" not in {c["status"] for c in bounded.values()}
+    exhaustive = run("--config", "flashback", "--config", "costs", "--exhaustive")
+    default = run("--config", "flashback", "--config", "planechase")
+    prop = "every-card-in-one-zone"
+    ex = {v["config"]: v for v in exhaustive if v["property"] == prop}
+    de = {v["config"]: v for v in default if v["property"] == prop}
+    assert ex["flashback"]["status"] == ex["costs"]["status"] == "proved"
+    assert de["flashback"]["status"] == "proved"
+    assert de["flashback"]["stats"]["scope"] == "every reachable state of the position"
+    assert de["planechase"]["status"] == "holds" and de["planechase"]["stats"]["scope"] == "to turn 2"
+    assert "proved" not in {v["status"] for v in default if v["config"] == "planechase"}
+
+
+def test_the_default_search_goes_to_the_end_only_where_the_bounded_space_is_small(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Below the threshold the default search reaches the fixpoint; above it, the bounded
+    verdicts stand as they were (the same states, nothing proved)."""
+    from mtgcheck.checkers.result import PROVED
+    from mtgcheck.configs import BUILTIN
+
+    conf = next(c for c in BUILTIN if c.name == "flashback")
+    props = [p for p in PROPERTIES if p.id == "every-card-in-one-zone"]
+    vs, ex = graph.check_to_the_end(conf, props)
+    assert ex.fixpoint and vs[0].status == PROVED and len(ex.states) > 385
+    monkeypatch.setattr(graph, "TO_THE_END_BELOW", 100)
+    vs2, ex2 = graph.check_to_the_end(conf, props)
+    bounded, ex3 = graph.check(conf, props)
+    assert not ex2.fixpoint and len(ex2.states) == len(ex3.states) and vs2[0].status == bounded[0].status == "holds"

@@ -215,6 +215,37 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
     return verdicts, ex
 
 
+#: Default runs: a turn-bounded search that ends with at most this many states, and found no
+#: violation, is followed by a search with no turn bound (:func:`check_to_the_end`).
+TO_THE_END_BELOW = 5_000
+#: The state budget of that search: the built-ins' small positions end at 2,234 and 4,007.
+TO_THE_END_STATES = 50_000
+
+
+def check_to_the_end(conf: CheckConfig, props: Sequence[Property], *, timeout: float = 120.0,
+                     disabled: frozenset[str] = frozenset(),
+                     variant: str | None = None) -> tuple[list[Verdict], Exploration]:
+    """The default search: to the configuration's turn bound, then, where that space is small
+    (:data:`TO_THE_END_BELOW` states) and nothing failed in it, on with no turn bound, until no
+    new state appears (its fixpoint: every property ``proved`` for every reachable state of
+    the position, every turn included) or :data:`TO_THE_END_STATES` states.  A fixpoint, or a
+    violation past the turn bound (a real game: every state found is reachable), replaces the
+    bounded verdicts; otherwise they stand, so a search cut short never weakens the report.
+    Where the bounded space is large (``plot``, ``planechase``), ``--exhaustive`` asks for it."""
+    t0 = time.monotonic()
+    out, ex = check(conf, props, timeout=timeout, disabled=disabled, variant=variant)
+    if not ex.complete or len(ex.states) > TO_THE_END_BELOW or any(v.status == VIOLATED for v in out):
+        return out, ex
+    left = timeout - (time.monotonic() - t0)
+    if left <= 0:
+        return out, ex
+    out2, ex2 = check(conf, props, timeout=left, disabled=disabled, variant=variant, unbounded=True,
+                      max_states=TO_THE_END_STATES)
+    if ex2.fixpoint:
+        return out2, ex2
+    return [v2 if v2.status == VIOLATED else v for v, v2 in zip(out, out2, strict=True)], ex
+
+
 def export(ex: Exploration, path: str) -> None:
     """Write the explored graph as GraphML (``.graphml``, via networkx) or DOT (``.dot``)."""
     from mtgcheck.atomic import write_text

@@ -187,7 +187,8 @@ class GraphChecker(BaseChecker):
     name = "graph"
     counts_rules = True
     separates = True
-    # A search that reached its fixpoint (--exhaustive) says ``proved``: every reachable state.
+    # A search that reached its fixpoint says ``proved``: every reachable state (with --exhaustive,
+    # or by default where the turn-bounded space is small: graph.check_to_the_end).
     proves = True
     depends = ("variant", "exhaustive")
 
@@ -196,8 +197,12 @@ class GraphChecker(BaseChecker):
         from mtgcheck.checkers import graph
         from mtgcheck.errors import OutputError
 
-        out, ex = graph.check(conf, props, timeout=budget.timeout, variant=rules.variant, disabled=rules.disabled,
-                              unbounded=budget.exhaustive, first_violation=budget.first_violation)
+        if budget.exhaustive or budget.first_violation:
+            out, ex = graph.check(conf, props, timeout=budget.timeout, variant=rules.variant, disabled=rules.disabled,
+                                  unbounded=budget.exhaustive, first_violation=budget.first_violation)
+        else:
+            out, ex = graph.check_to_the_end(conf, props, timeout=budget.timeout, variant=rules.variant,
+                                             disabled=rules.disabled)
         if budget.export_dir:
             try:
                 graph.export(ex, f"{budget.export_dir}/{conf.name}.graphml")
