@@ -228,9 +228,10 @@ def check_to_the_end(conf: CheckConfig, props: Sequence[Property], *, timeout: f
     """The default search: to the configuration's turn bound, then, where that space is small
     (:data:`TO_THE_END_BELOW` states) and nothing failed in it, on with no turn bound, until no
     new state appears (its fixpoint: every property ``proved`` for every reachable state of
-    the position, every turn included) or :data:`TO_THE_END_STATES` states.  A fixpoint, or a
-    violation past the turn bound (a real game: every state found is reachable), replaces the
-    bounded verdicts; otherwise they stand, so a search cut short never weakens the report.
+    the position, every turn included) or :data:`TO_THE_END_STATES` states.  A fixpoint
+    replaces the bounded verdicts; short of it, only a violation past the turn bound (a real
+    game: every state found is reachable) replaces its property's bounded verdict, and the
+    others stand, so a search cut short never weakens the report.
     Where the bounded space is large (``plot``, ``planechase``), ``--exhaustive`` asks for it."""
     t0 = time.monotonic()
     out, ex = check(conf, props, timeout=timeout, disabled=disabled, variant=variant)
