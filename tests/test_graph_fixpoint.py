@@ -108,3 +108,22 @@ def test_the_default_search_goes_to_the_end_only_where_the_bounded_space_is_smal
     vs2, ex2 = graph.check_to_the_end(conf, props)
     bounded, ex3 = graph.check(conf, props)
     assert not ex2.fixpoint and len(ex2.states) == len(ex3.states) and vs2[0].status == bounded[0].status == "holds"
+
+
+def test_a_violation_past_the_turn_bound_is_kept_and_the_rest_stand(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Short of the fixpoint (its state budget cut), the search past the turn bound still
+    reports a property it broke there, with its trace, and every other property keeps its
+    bounded verdict (not the cut search's weaker one)."""
+    from mtgcheck.checkers.result import HOLDS, VIOLATED
+    from mtgcheck.properties.base import Property
+
+    conf = next(c for c in BUILTIN if c.name == "flashback")
+    late = conf.max_turn + 2
+    props = [Property("turns-stay-early", ("500.1",), "test", "state", lambda c, s: s.turn < late),
+             BY_ID["every-card-in-one-zone"]]
+    bounded, _ = graph.check(conf, props)
+    assert [v.status for v in bounded] == [HOLDS, HOLDS]
+    monkeypatch.setattr(graph, "TO_THE_END_STATES", 1_000)
+    (broken, kept), ex = graph.check_to_the_end(conf, props)
+    assert not ex.fixpoint and broken.status == VIOLATED and broken.trace
+    assert kept.status == HOLDS and kept.summary() == bounded[1].summary()
