@@ -25,6 +25,7 @@ import sys
 import time
 
 from mtgcheck.checkers import graph, hypo, z3bmc
+from mtgcheck.check_run import configs_named
 from mtgcheck.configs import BUILTIN
 from mtgcheck.properties.catalogue import PROPERTIES
 
@@ -78,7 +79,7 @@ def main() -> None:
     ap.add_argument("--z3-only", action="store_true")
     ap.add_argument("--config", action="append", default=[])
     args = ap.parse_args()
-    confs = [c for c in BUILTIN if not args.config or c.name in args.config]
+    confs = configs_named(args.config) if args.config else list(BUILTIN)
     print(f"seed {args.seed}; BMC budget {args.bmc_budget:.0f} s per configuration")
     print(f"{'config':<11} {'graph states':>12} {'states/s':>9} {'hyp ex/s':>9} {'hyp steps/s':>11} "
           f"{'z3 build s':>10} {'BMC depth':>9}")
@@ -125,4 +126,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from mtgcheck.errors import MtgcheckError
+
+    try:
+        main()
+    except MtgcheckError as exc:
+        sys.exit(f"check_figures: {exc}")

@@ -42,6 +42,9 @@ class FaceRules:
     #: The effect may ask a player to choose (a pending choice with this spell as source):
     #: then the spell stays on the stack until the choice, and the choice finishes it.
     asks: bool = False
+    #: Its effect destroys its target (CR 701.8a): what a report cites when the target goes
+    #: to the graveyard, rather than the state-based action for lethal damage (CR 704.5g).
+    destroys: bool = False
 
 
 @dataclass(frozen=True)

@@ -79,8 +79,8 @@ def _destroy(cfg: Config, s: State, j: int) -> State:
     return move(cfg, s, _target_cards(cfg, s, j), GRAVEYARD)  # CR 701.8a: destroy
 
 
-register_face("Bone Splinters", FaceRules(target="creature", resolve=_destroy))
-register_face("Ancient Grudge", FaceRules(target="artifact", resolve=_destroy))
+register_face("Bone Splinters", FaceRules(target="creature", resolve=_destroy, destroys=True))
+register_face("Ancient Grudge", FaceRules(target="artifact", resolve=_destroy, destroys=True))
 
 
 def _draws(count: int) -> FaceRules:

@@ -209,7 +209,9 @@ def _resolve(sub: object, root: Mapping[str, Any]) -> dict[str, Any]:
 
 def _is_player(sub: object) -> bool:
     """The ``player`` definition of a schema (an index), or a reference to one."""
-    if isinstance(sub, dict) and list(sub) == ["$ref"] and isinstance(sub["$ref"], str):
+    if not isinstance(sub, dict):
+        return False
+    if list(sub) == ["$ref"] and isinstance(sub["$ref"], str):
         return sub["$ref"].endswith("#/$defs/player")
     return any(sub is s.get("$defs", {}).get("player") for s in _by_id().values())
 

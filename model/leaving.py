@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 
 from .vocabulary import Action, Cond, Transition
-from .common import game_on, next_in_game, player_in_game, receiver_of_priority
+from .common import ask_choice, game_on, next_in_game, player_in_game, receiver_of_priority
 from .config import Config
 from .logic import And, If, Not, Or, Sum, put
 from .state import ABILITY_RESET, AB_NONE, AB_PLANESWALK, OUTSIDE, P_NONE, State
@@ -42,11 +42,10 @@ def leave_game(cfg: Config, s: State, p: int, leaving: Sequence[Any] = ()) -> St
     # A choice the leaving player had to make is gone with the object that asked for it.
     mine = s.pending_player == p
     passes = If(mine, 0, passes)  # a resolution ended: CR 117.3b, a new round of passes
-    s = s.replace(pending=If(mine, P_NONE, s.pending), pending_player=If(mine, -1, s.pending_player),
-                  pending_src=If(mine, -1, s.pending_src),
-                  # CR 117.3b / 800.4j: the resolution it was part of is over, so the active
-                  # player (or, if they have left, the next player in turn order) gets priority.
-                  priority=If(mine, receiver_of_priority(cfg, s), s.priority))
+    # CR 117.3b / 800.4j: the resolution it was part of is over, so the active player (or, if
+    # they have left, the next player in turn order) gets priority.
+    priority = If(mine, receiver_of_priority(cfg, s), s.priority)
+    s = ask_choice(s, mine, P_NONE, -1, -1).replace(priority=priority)
     if cfg.planechase:
         from .planechase import remove_planes_of, turn_top_face_up
 

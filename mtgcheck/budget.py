@@ -27,8 +27,9 @@ class Options:
     exhaustive: bool = False
     induction: bool = True
     #: Stop at the first depth where a property fails (every property that fails there is
-    #: still reported; the others hold to that depth): the mutants' kill matrix needs only a
-    #: shortest kill, not every property searched to the end.  Z3 and the graph search.
+    #: still reported; the others hold to that depth under Z3 and are unknown under the graph
+    #: search, which stopped short): the mutants' kill matrix needs only a shortest kill, not
+    #: every property searched to the end.
     first_violation: bool = False
     rlimit: int | None = None  # Z3: resource limit of one induction query (None: the checker's default)
     hypothesis_slots: int = 1  # seed slots per configuration (--shards; mtgcheck.check_run's docstring)

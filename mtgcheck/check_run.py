@@ -37,7 +37,7 @@ from typing import Any, Callable, Sequence
 
 from mtgcheck.budget import SEED_STRIDE, Options, slot_examples, slot_seed
 from mtgcheck.checkers import registry
-from mtgcheck.checkers.result import HOLDS, PROVED, UNKNOWN, VACUOUS, VIOLATED, Verdict
+from mtgcheck.checkers.result import EVERY_REACHABLE_STATE, HOLDS, PROVED, UNKNOWN, VACUOUS, VIOLATED, Verdict
 from mtgcheck.configs import BUILTIN, CheckConfig
 from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
 
@@ -113,7 +113,7 @@ class Combined:
 
 def _vacuous_everywhere(v: Verdict) -> bool:
     """A vacuous verdict of a search that saw every reachable state of its position."""
-    return v.status == VACUOUS and v.stats.get("scope") == "every reachable state of the position"
+    return v.status == VACUOUS and v.stats.get("scope") == EVERY_REACHABLE_STATE
 
 
 def combine(verdicts: Sequence[Verdict]) -> list[Combined]:

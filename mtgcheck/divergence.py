@@ -45,7 +45,7 @@ class Divergence:
     engine_says: Any
     why: str
     #: The other fields that differ at the same point, each {field, rule, rules_say, engine_says},
-    #: in the order of :data:`FIELD_ORDER` (the first differing field is this divergence's own).
+    #: in the order of :data:`mtgcheck.validate.FIELD_ORDER` (the first differing field is this divergence's own).
     also: tuple[dict[str, Any], ...] = ()
 
     def key(self) -> tuple[str, str, str]:

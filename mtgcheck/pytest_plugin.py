@@ -371,7 +371,7 @@ def verdict_properties(v: Verdict) -> list[tuple[str, Any]]:
     return [("mtgcheck_checker", v.checker), ("mtgcheck_property", v.property), ("mtgcheck_config", v.config),
             ("mtgcheck_status", v.status), ("mtgcheck_cell", combine([v])[0].cell()), ("mtgcheck_detail", v.detail),
             ("mtgcheck_depth", v.depth), ("mtgcheck_k", v.k), ("mtgcheck_seconds", round(v.seconds, 2)),
-            ("mtgcheck_unit_seconds", v.stats.get("unit_seconds"))]
+            ("mtgcheck_unit_seconds", v.stats.get("unit_seconds")), ("mtgcheck_scope", v.stats.get("scope"))]
 
 
 def verdict_of(props: dict[str, Any]) -> Verdict | None:
@@ -380,8 +380,11 @@ def verdict_of(props: dict[str, Any]) -> Verdict | None:
 
     if "mtgcheck_status" not in props:
         return None
-    return Verdict(props["mtgcheck_checker"], props["mtgcheck_property"], props["mtgcheck_config"],
-                   props["mtgcheck_status"], props["mtgcheck_detail"], props["mtgcheck_depth"], props["mtgcheck_k"])
+    v = Verdict(props["mtgcheck_checker"], props["mtgcheck_property"], props["mtgcheck_config"],
+                props["mtgcheck_status"], props["mtgcheck_detail"], props["mtgcheck_depth"], props["mtgcheck_k"])
+    if props.get("mtgcheck_scope") not in (None, "None"):  # a search's scope: combining reads a fixpoint's
+        v.stats["scope"] = props["mtgcheck_scope"]
+    return v
 
 
 def outcome(v: Verdict, sel: Selection) -> None:

@@ -30,11 +30,11 @@ from mtgcheck.engines import open_engine
 from mtgcheck.engines.base import OBSERVABLE, Engine, EngineError, EngineInfo, EngineRefused, Support
 from mtgcheck.engines.vocab import Session, wire_action
 from mtgcheck.errors import FormatError, MtgcheckError, OutputError
-from mtgcheck.model.card_rules import plane_rules
+from mtgcheck.model.card_rules import face_rules, plane_rules
 from mtgcheck.model.actions import Action, catalogue, enabled_transition, legal_actions, why_illegal
 from mtgcheck.model.config import Config
 from mtgcheck.model.observe import observe
-from mtgcheck.model.state import HOWS, ZONES, State
+from mtgcheck.model.state import HOWS, LEFT, ZONES, State
 from mtgcheck.scenario_format import FORMAT as SCENARIO_FORMAT
 from mtgcheck.scenario_write import setup_of
 
@@ -98,7 +98,11 @@ def cause(cfg: Config, s: State, t: Any, s2: State, a: Action, fld: str, engine_
     the step (``t.cr``) when the field did not change under the rules."""
     base, _, sub = fld.partition(".")
     resolving = int(t.rule[len("pass.resolve.card"):]) if t.rule.startswith("pass.resolve.card") else None
-    resolving_name = cfg.slots[resolving].card.name if resolving is not None else ""
+    # The face that resolves (a split card's half, CR 709.3): its registry entry says what it does.
+    face = None
+    if resolving is not None:
+        card = cfg.slots[resolving].card
+        face = card.faces[1] if card.is_split and s.half[resolving] != LEFT else card.faces[0]  # as resolve_card reads it
     # The card was the resolving spell's target (the model's own record of what it targets).
     targeted = resolving is not None and sub in [sl.id for sl in cfg.slots] and \
         s.target[resolving] == cfg.players + [sl.id for sl in cfg.slots].index(sub)
@@ -128,7 +132,7 @@ def cause(cfg: Config, s: State, t: Any, s2: State, a: Action, fld: str, engine_
         if z0 == "battlefield" and z1 == "graveyard":
             if t.rule == "choose.legend":
                 return "704.5j"
-            if targeted and resolving_name in ("Bone Splinters", "Ancient Grudge"):
+            if targeted and face is not None and face_rules(face.name).destroys:
                 return "701.8a"  # destroyed (a burn spell's target dies by 704.5g instead)
             if a.verb == "cast" and a.sacrifice == j:
                 return "118.8"
@@ -465,7 +469,10 @@ def scenario_traces(support: Support, files: Sequence[Path], *,
                                     known_planes=pool.plane_names(), known_variants=tuple(VARIANTS))
         except (MtgcheckError, KeyError, TypeError) as exc:
             # Malformed: `mtgcheck scenario` / `replay` say why; here, one line that it is skipped.
-            say(f"{jsonread.display(str(f))}: skipped: {jsonread.one_line(str(exc))}")
+            # The message without its file (this line names it once); another error by its kind.
+            why = str(exc).removeprefix(f"{exc.file}: ") if isinstance(exc, FormatError) else \
+                f"{type(exc).__name__}: {exc}"
+            say(f"{jsonread.display(str(f))}: skipped: {jsonread.one_line(why)}")
             continue
         assert isinstance(raw, dict)  # both parsers say so
         doc = raw.get("scenario", raw)

@@ -20,7 +20,7 @@ import re
 import zlib
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from mtgcheck.model import cards as pool
 from mtgcheck.model.actions import Action, Transition, catalogue
@@ -299,11 +299,31 @@ def permute_config(cfg: Config, perm: list[int]) -> Config:
     return dataclasses.replace(cfg, slots=tuple(slots))
 
 
+def _card_ref(P: int, perm: list[int], t: int) -> int:
+    return t if t < P else P + perm[t - P]
+
+
+#: How :func:`permute_state` renames each field that refers to card slots (written by hand,
+#: apart from the layout; a test checks the layout declares no other): spell targets
+#: ``P + j``, ability sources and targets, the source of a pending choice.
+_RENAMERS: dict[str, Callable[[Config, State, dict[str, Any], list[int]], Any]] = {
+    "target": lambda cfg, s, vals, perm: tuple(_card_ref(cfg.players, perm, t) for t in vals["target"]),
+    "ab_src": lambda cfg, s, vals, perm: tuple(perm[src] if kind and kind not in (AB_CHAOS, AB_PLANESWALK) else src
+                                               for kind, src in zip(s.ab_kind, s.ab_src, strict=True)),
+    "ab_target": lambda cfg, s, vals, perm: tuple(_card_ref(cfg.players, perm, t) for t in s.ab_target),
+    # the legend rule's choice has no source slot (-1)
+    "pending_src": lambda cfg, s, vals, perm: perm[s.pending_src] if s.pending and s.pending_src >= 0
+    else s.pending_src,
+}
+#: The fields :func:`permute_state` renames as references to card slots.
+RENAMED_REFERENCES = frozenset(_RENAMERS)
+
+
 def permute_state(cfg: Config, s: State, perm: list[int]) -> State:
     """The state with card slot ``j`` moved to ``perm[j]``, and every reference to a card slot
-    (spell targets ``P + j``, ability sources and targets, the source of a pending choice)
-    renamed alike. Written apart from the graph search's symmetry renaming, on purpose."""
-    P, n = cfg.players, cfg.n
+    renamed alike (:data:`RENAMED_REFERENCES`). Written apart from the graph search's symmetry
+    renaming, on purpose."""
+    n = cfg.n
     vals: dict[str, Any] = {}
     for f in CARD_FIELDS:
         old = getattr(s, f)
@@ -311,18 +331,8 @@ def permute_state(cfg: Config, s: State, perm: list[int]) -> State:
         for j in range(n):
             new[perm[j]] = old[j]
         vals[f] = tuple(new)
-    vals["target"] = tuple(t if t < P else P + perm[t - P] for t in vals["target"])
-    vals["ab_src"] = tuple(perm[src] if kind and kind not in (AB_CHAOS, AB_PLANESWALK) else src
-                           for kind, src in zip(s.ab_kind, s.ab_src, strict=True))
-    vals["ab_target"] = tuple(t if t < P else P + perm[t - P] for t in s.ab_target)
-    if s.pending and s.pending_src >= 0:  # the legend rule's choice has no source slot (-1)
-        vals["pending_src"] = perm[s.pending_src]
+    vals.update({f: rename(cfg, s, vals, perm) for f, rename in _RENAMERS.items()})
     return s.replace(**vals)
-
-
-#: The fields :func:`permute_state` renames as references to card slots (written by hand, apart
-#: from the layout; a test checks the layout declares no other).
-RENAMED_REFERENCES = frozenset({"target", "ab_src", "ab_target", "pending_src"})
 
 
 def map_action(cfg: Config, a: Action, perm: list[int]) -> Action:

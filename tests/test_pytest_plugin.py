@@ -295,3 +295,16 @@ def _typed(case: dict[str, Any]) -> dict[str, Any]:
     """JUnit XML keeps properties as text: back to the types a verdict has."""
     num = lambda s: None if s in (None, "None") else int(s)  # noqa: E731
     return dict(case, mtgcheck_depth=num(case.get("mtgcheck_depth")), mtgcheck_k=num(case.get("mtgcheck_k")))
+
+
+def test_a_fixpoints_scope_survives_the_junit_round_trip() -> None:
+    """Proved on one configuration and vacuous at the fixpoint of the other: the plugin's
+    controller combines the reported verdicts into ``proved``, as ``mtgcheck check`` does."""
+    from mtgcheck.checkers.result import EVERY_REACHABLE_STATE, PROVED, VACUOUS, Verdict
+    from mtgcheck.pytest_plugin import verdict_of, verdict_properties
+
+    vs = [Verdict("graph", "p", "a", PROVED, stats={"scope": EVERY_REACHABLE_STATE}),
+          Verdict("graph", "p", "b", VACUOUS, stats={"scope": EVERY_REACHABLE_STATE})]
+    back = [verdict_of(_typed({k: (str(x) if x is not None else "None") for k, x in verdict_properties(v)}))
+            for v in vs]
+    assert [c.status for c in cr.combine(vs)] == [c.status for c in cr.combine(back)] == [PROVED]  # type: ignore[arg-type]

@@ -271,7 +271,7 @@ def test_a_divergence_the_engine_declines_to_set_up_is_not_a_pass() -> None:
     ok, line = replay_divergence(cx, driver, lambda d, c: (None, None))
     assert not ok and "NOT COMPARED" in line
     ok, line = replay_divergence(cx, driver, lambda d, c: (None, False))
-    assert "no longer diverges" in line
+    assert ok and "no longer diverges" in line
 
 
 def test_validate_says_which_scenario_files_it_skips_as_malformed(tmp_path: Path) -> None:
@@ -283,3 +283,4 @@ def test_validate_says_which_scenario_files_it_skips_as_malformed(tmp_path: Path
     support = Support(cards=frozenset({"Slickshot Show-Off", "Island"}))
     assert scenario_traces(support, [tmp_path / "bad.json"], warn=said.append) == []
     assert len(said) == 1 and "bad.json" in said[0] and "skipped" in said[0]
+    assert said[0].count("bad.json") == 1 and "expected" in said[0]  # the field and what was expected, the file once

@@ -26,7 +26,7 @@ from mtgcheck.model.setup import build
 from mtgcheck.model.state import State
 from mtgcheck.properties.base import Property
 
-from .result import HOLDS, PROVED, UNKNOWN, VACUOUS, VIOLATED, Verdict
+from .result import EVERY_REACHABLE_STATE, HOLDS, PROVED, UNKNOWN, VACUOUS, VIOLATED, Verdict
 
 
 @dataclass
@@ -187,7 +187,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
     verdicts = []
     fired_cov = coverage.counts(cfg, ex.fired, ex.actions)  # one dict, shared by the unit's verdicts
     edges = ex.edges
-    scope = ("every reachable state of the position" if ex.fixpoint
+    scope = (EVERY_REACHABLE_STATE if ex.fixpoint
              else f"exhaustive to depth {checked_to}" if unbounded else f"to turn {conf.max_turn}")
     for p in props:
         stats = {"states": len(states), "edges": edges, "witnesses": witnessed[p.id],

@@ -40,8 +40,8 @@ class Checker(Protocol):
     """One way of checking the properties of one configuration."""
 
     name: str
-    #: Its ``proved`` verdicts, when every configuration has one, combine into ``proved``
-    #: (else into ``holds``).
+    #: Its ``proved`` verdicts, when every configuration has one (or is vacuous at a search's
+    #: fixpoint there), combine into ``proved`` (else into ``holds``).
     proves: bool
     #: It fires concrete transitions and reports rule coverage (the coverage gate counts it).
     counts_rules: bool

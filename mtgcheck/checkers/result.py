@@ -15,6 +15,9 @@ from typing import Any
 from mtgcheck.model.actions import Action
 
 PROVED, HOLDS, VIOLATED, VACUOUS, UNKNOWN = "proved", "holds", "violated", "vacuous", "unknown"
+#: The scope of a search that reached its fixpoint (graph search): what ``proved`` and
+#: ``vacuous`` then cover, and what combining across configurations reads.
+EVERY_REACHABLE_STATE = "every reachable state of the position"
 
 
 @dataclass
