@@ -3,11 +3,13 @@ one translator of schema errors into plain words.
 
 Every reader of a public format goes through it: scenario files
 (:mod:`mtgcheck.scenario_format`), configuration files (:mod:`mtgcheck.configs`),
-counterexamples (:mod:`mtgcheck.replay`), the manifest (:mod:`mtgcheck.manifest`) and the
-card pool (:mod:`mtgcheck.model.cards`).  A document is read by :func:`read` / :func:`loads`
-(:mod:`mtgcheck.jsonread`: size, regular files, duplicate keys, NaN, depth), checked against
-its schema by :func:`schema_problems`, then by the reader's own cross-field checks; every
-problem is a one-line :class:`~mtgcheck.errors.FormatError` naming the file and the field.
+counterexamples (:mod:`mtgcheck.replay`) and the manifest (:mod:`mtgcheck.manifest`) are read
+by :func:`read` / :func:`loads` (:mod:`mtgcheck.jsonread`: size, regular files, duplicate keys,
+NaN, depth), checked against their schema by :func:`schema_problems`, then by the reader's own
+cross-field checks; every problem is a one-line :class:`~mtgcheck.errors.FormatError` naming
+the file and the field.  The card pool (:mod:`mtgcheck.model.cards`) is checked against its
+schema the same way, but the built-in pool, package data, is parsed with the standard
+``json.loads``: the model imports nothing from the harness, its reader included.
 
 The schemas and the translator are defined with the model (:mod:`mtgcheck.model.formats`),
 which reads the card pool and imports nothing from the harness; they are re-exported here.
