@@ -31,24 +31,58 @@ class Catalogue:
     cfg: Config
     transitions: tuple[Transition, ...]
     by_action: dict[Action, tuple[Transition, ...]] = field(default_factory=dict)
-    #: Each transition's guard as one function of a concrete state: its conditions joined by
-    #: ``and``, in order (what ``Transition.enabled`` tests, without a generator per call);
-    #: the interpreter's hot loops (legal_transitions, the graph search) call these.
-    guards: tuple[Callable[[State], Any], ...] = ()
+    #: The indices of the transitions enabled in a concrete state, in catalogue order
+    #: (:func:`compile_enabled`): what the interpreter's hot loops (legal_transitions, the
+    #: graph search, the invariant sample) call instead of every guard in turn.
+    enabled: Callable[[State], list[int]] = field(default=lambda s: [])
 
     def __post_init__(self) -> None:
         idx: dict[Action, list[Transition]] = {}
         for t in self.transitions:
             idx.setdefault(t.action, []).append(t)
         self.by_action = {a: tuple(ts) for a, ts in idx.items()}
-        self.guards = tuple(_joined(t.conds) for t in self.transitions)
+        self.enabled = compile_enabled(self.transitions)
 
 
-def _joined(conds: tuple[Cond, ...]) -> Callable[[State], Any]:
-    if not conds:
-        return lambda s: True
-    env = {f"c{i}": c.test for i, c in enumerate(conds)}
-    return eval("lambda s: " + " and ".join(f"c{i}(s)" for i in range(len(conds))), env)
+def compile_enabled(transitions: tuple[Transition, ...]) -> Callable[[State], list[int]]:
+    """One function of a concrete state that lists the enabled transitions (their indices,
+    in order), testing each condition object at most once.
+
+    The guards form a tree: transitions whose conditions begin with the same condition
+    *objects* (the shared constructors of :mod:`.common` return one object per argument)
+    share a branch, so "the game is on", "player 0 has priority"... are tested once per
+    state instead of once per transition, and a false one skips its whole branch.  Sharing is
+    by identity, never by name, so two conditions merge only when they are the same test.
+    Each guard still holds exactly when all its conditions do, as ``Transition.enabled``
+    says (a test compares the two on reachable states).
+    """
+    root: _Branch = ({}, [])
+    for i, t in enumerate(transitions):
+        node = root
+        for c in t.conds:
+            node = node[0].setdefault(id(c), (c, ({}, [])))[1]
+        node[1].append(i)
+    env: dict[str, Any] = {}
+    lines = ["def enabled(s):", " out = []"]
+
+    def emit(node: _Branch, depth: int) -> None:
+        pad = " " * depth
+        lines.extend(f"{pad}out.append({i})" for i in node[1])
+        for c, child in node[0].values():
+            name = f"c{len(env)}"
+            env[name] = c.test
+            lines.append(f"{pad}if {name}(s):")
+            emit(child, depth + 1)
+
+    emit(root, 1)
+    lines += [" out.sort()", " return out"]
+    exec("\n".join(lines), env)  # noqa: S102 - code generated above from the catalogue only
+    return env["enabled"]  # type: ignore[no-any-return]
+
+
+#: A branch of the guard tree: the conditions that follow (by object id) and the
+#: transitions whose guard ends here.
+_Branch = tuple[dict[int, tuple[Cond, Any]], list[int]]
 
 
 def gather(cfg: Config) -> Iterable[Transition]:
@@ -77,8 +111,9 @@ def legal_transitions(cfg: Config, s: State) -> dict[Action, Transition]:
     :func:`step` takes for it: one pass over the guards serves both."""
     out: dict[Action, Transition] = {}
     cat = catalogue(cfg)
-    for t, guard in zip(cat.transitions, cat.guards, strict=True):
-        if t.action not in out and guard(s):
+    for i in cat.enabled(s):
+        t = cat.transitions[i]
+        if t.action not in out:
             out[t.action] = t
     return out
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from .vocabulary import Cond
@@ -32,10 +33,12 @@ def receiver_of_priority(cfg: Config, s: State) -> Any:
     return next_in_game(cfg, s, s.active, include_self=True)
 
 
+@lru_cache(maxsize=1024)
 def game_on(cfg: Config) -> Cond:
     return Cond("game.on", "104.3a", "the game is over", lambda s: s.game_over == 0)
 
 
+@lru_cache(maxsize=1024)
 def no_choice_pending(cfg: Config) -> Cond:
     return Cond("game.no-pending-choice", "608.2c", "a player must first make the choice the resolving object asks for",
                 lambda s: s.pending == P_NONE)
@@ -61,16 +64,23 @@ def clear_choice(s: State) -> State:
     return s.replace(pending=P_NONE, pending_player=-1, pending_src=-1)
 
 
+@lru_cache(maxsize=1024)
 def has_priority(cfg: Config, p: int) -> Cond:
     return Cond("priority.has", "117.1", f"player {p} does not have priority", lambda s: s.priority == p)
 
 
+@lru_cache(maxsize=1024)
 def player_in_game(cfg: Config, p: int) -> Cond:
     return Cond("game.player-in", "800.4a", f"player {p} has left the game", lambda s: s.in_game[p] == 1)
 
 
 def acting(cfg: Config, p: int) -> list[Cond]:
-    """The conditions every priority action of player ``p`` starts with (CR 117.1)."""
+    """The conditions every priority action of player ``p`` starts with (CR 117.1).
+
+    These constructors, like :func:`sorcery_timing`'s, return one object per argument (a
+    cache): the transitions that start with the same conditions then share them, and the
+    catalogue tests a shared condition once per state (:func:`.actions.compile_enabled`).
+    """
     return [game_on(cfg), player_in_game(cfg, p), no_choice_pending(cfg), has_priority(cfg, p)]
 
 
@@ -80,12 +90,17 @@ def is_main_phase(s: State) -> Any:
 
 def sorcery_timing(cfg: Config, p: int, cr: str = "307.1", what: str = "") -> list[Cond]:
     """CR 307.1 (and 117.1a): own main phase, empty stack (priority is in :func:`acting`)."""
+    return list(_sorcery_timing(p, cr, what))
+
+
+@lru_cache(maxsize=1024)
+def _sorcery_timing(p: int, cr: str, what: str) -> tuple[Cond, ...]:
     pre = f"{what} " if what else ""
-    return [
+    return (
         Cond("timing.own-turn", cr, f"{pre}only during your own turn", lambda s: s.active == p),
         Cond("timing.main-phase", cr, f"{pre}only during your main phase", lambda s: is_main_phase(s)),
         Cond("timing.stack-empty", cr, f"{pre}only while the stack is empty", lambda s: s.stack_size == 0),
-    ]
+    )
 
 
 __all__ = ["n_in_game", "next_in_game", "receiver_of_priority", "acting", "sorcery_timing", "is_main_phase",

@@ -69,3 +69,24 @@ def test_conformance_check_catches_a_drift() -> None:
     assert any("drift" in p for p in check_transition(t, s))
     ok = Transition(Action("pass", 0), "ok", "117.1", (), lambda st_: st_.replace(turn=st_.turn + 1))
     assert check_transition(ok, s) == []
+
+
+@pytest.mark.parametrize("idx", range(len(_STARTS)))
+def test_compiled_guards_agree_with_each_transition(idx: int) -> None:
+    """The catalogue's compiled guard tree (shared conditions tested once) enables exactly
+    the transitions whose own conditions all hold, in catalogue order, on reachable states."""
+    checked = 0
+    for seed in range(12):
+        cfg, s0 = _STARTS[idx]
+        cat = catalogue(cfg)
+        rng = random.Random(seed)
+        s = s0
+        for _ in range(30):
+            want = [i for i, t in enumerate(cat.transitions) if t.enabled(s)]
+            assert cat.enabled(s) == want, (idx, seed, s)
+            checked += 1
+            acts = legal_actions(cfg, s)
+            if not acts:
+                break
+            s = step(cfg, s, rng.choice(acts))
+    assert checked >= 12

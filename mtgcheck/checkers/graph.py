@@ -109,7 +109,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
         raise ValueError("turn numbers are renumbered only in a search with no turn bound")
     key = canonicalizer(cfg, turns=turns) if symmetry else (lambda st: st)
     transitions = catalogue(cfg).transitions
-    guards = catalogue(cfg).guards
+    enabled = catalogue(cfg).enabled
     max_turn = None if unbounded else conf.max_turn
     index: dict[State, int] = {key(s0): 0}
     ex = Exploration(cfg, [s0])
@@ -145,9 +145,8 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
         s = states[i]
         if s.game_over or (max_turn is not None and s.turn > max_turn):
             continue
-        for ti, t in enumerate(transitions):
-            if not guards[ti](s):
-                continue
+        for ti in enabled(s):
+            t = transitions[ti]
             s2 = t.effect(s)
             fired[ti] += 1
             k2 = key(s2)

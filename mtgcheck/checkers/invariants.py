@@ -137,7 +137,7 @@ def sample(cfg: Config, starts: Sequence[State], *, cap: int = 4000, max_turn: i
                 break
             # The enabled transitions, then one effect: the same choice as among the
             # successors (same order), without computing the successors not taken.
-            enabled = [t for t, g in zip(cat.transitions, cat.guards, strict=True) if g(s)]
+            enabled = [cat.transitions[i] for i in cat.enabled(s)]
             if not enabled:
                 break
             s = rng.choice(enabled).effect(s)
