@@ -10,7 +10,7 @@ from typing import Any, Iterable, Sequence
 from .vocabulary import Action, Cond, Transition
 from .common import ask_choice, game_on, next_in_game, player_in_game, receiver_of_priority
 from .config import Config
-from .logic import And, If, Not, Or, Sum, put
+from .logic import And, If, Not, Or, Sum, is_sym, put
 from .state import ABILITY_RESET, AB_NONE, AB_PLANESWALK, OUTSIDE, P_NONE, State
 from .zones import compact, move
 
@@ -84,7 +84,9 @@ def passes_after_leaving(cfg: Config, s: State, p: int) -> Any:
 def _drop_abilities(cfg: Config, s: State, gone: list[Any]) -> State:
     """The abilities in the slots ``gone`` cease to exist (the layout's ability resets)."""
     A = cfg.ability_slots
-    s = s.replace(**{f: tuple(If(gone[k], v, getattr(s, f)[k]) for k in range(A)) for f, v in ABILITY_RESET.items()})
+    if any(is_sym(g) or g for g in gone):  # else the resets change nothing (a concrete shortcut)
+        s = s.replace(**{f: tuple(If(gone[k], v, getattr(s, f)[k]) for k in range(A))
+                         for f, v in ABILITY_RESET.items()})
     return compact(cfg, s)
 
 

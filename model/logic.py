@@ -103,6 +103,20 @@ def Count(conds: Iterable[Val]) -> Val:
     return Sum(If(c, 1, 0) for c in conds)
 
 
+def live(pairs: Iterable[tuple[Val, T]]) -> list[tuple[Val, T]]:
+    """The (condition, value) pairs whose condition may hold: concretely, those whose
+    condition is true; symbolically, every pair whose condition is a term.
+
+    For a formula that only reads a pair under its condition (``Implies(c, ..)`` or
+    ``Count(And(c, ..))``), dropping a pair whose condition is false changes nothing, and
+    the concrete reading then costs what the pairs that hold cost, not the square of all
+    of them.
+    """
+    if not _SYMBOLIC[0]:
+        return [(c, v) for c, v in pairs if c]
+    return [(c, v) for c, v in pairs if is_sym(c) or c]
+
+
 def at(seq: Sequence[T], i: Val) -> T:
     """``seq[i]`` for a concrete or a symbolic index (an ``If`` chain over the bound)."""
     if not _SYMBOLIC[0] or not is_sym(i):

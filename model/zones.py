@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .config import Config
-from .logic import And, Count, If, Not, Or, Sum, at, put, symbolic_mode
+from .logic import And, Count, If, Not, Or, Sum, at, is_sym, put, symbolic_mode
 from .state import (ABILITY_RESET, AB_NONE, CARD_RESET, EXILE, HAND, LIBRARY, OUTSIDE, STACK,
                     State)
 
@@ -30,6 +30,8 @@ def move(cfg: Config, s: State, moving: Sequence[Any], dest: Sequence[Any] | Any
     resolution, so that each of the two mutant clauses breaks one case only).
     """
     n = cfg.n
+    if not any(is_sym(m) or m for m in moving):
+        return compact(cfg, s)  # nothing moves: only the bookkeeping (a concrete shortcut)
     # One destination for all (an int, or a Z3 term such as If(lilah, EXILE, GRAVEYARD)),
     # or one per card slot.
     dests = [flashback_exile(cfg, s, j, d, resolving) for j, d in

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from mtgcheck.model.common import is_main_phase
-from mtgcheck.model.logic import And, Implies, Not, Or
+from mtgcheck.model.logic import And, Count, Implies, Not, Or, live
 from mtgcheck.model.state import (BATTLEFIELD, EXILE, FLASHBACK, FREE, GRAVEYARD, NORMAL, OUTSIDE, PL_DECK,
                                   PLOTTED, STACK)
 
@@ -184,10 +184,9 @@ def zones_valid(cfg, s):  # type: ignore[no-untyped-def]
 
 def stack_ordered(cfg, s):  # type: ignore[no-untyped-def]
     """The stack positions are exactly 0..size-1, each used once."""
-    from mtgcheck.model.logic import Count
-
-    entries = [(s.zone[j] == STACK, s.pos[j]) for j in range(cfg.n)] + \
-        [(s.ab_kind[a] != 0, s.ab_pos[a]) for a in range(cfg.ability_slots)]
+    # An entry off the stack says nothing here: ``live`` drops it when that is known.
+    entries = live([(s.zone[j] == STACK, s.pos[j]) for j in range(cfg.n)]
+                   + [(s.ab_kind[a] != 0, s.ab_pos[a]) for a in range(cfg.ability_slots)])
     size_ok = s.stack_size == Count(on for on, _ in entries)
     each = [Implies(on, And(p >= 0, p < s.stack_size, Count(And(o2, p2 == p) for o2, p2 in entries) == 1))
             for on, p in entries]
