@@ -58,6 +58,21 @@ def _validator(pointer: str = "") -> Draft202012Validator:
     return Draft202012Validator({"$ref": PROTOCOL_ID + pointer}, registry=REGISTRY)
 
 
+def test_the_supports_enums_are_the_harness_tables() -> None:
+    """What the schema lets a hello reply declare is what the harness knows: each enum of
+    ``supports`` is one table of the code (a value added to one and not the other would be
+    refused by one reader and accepted by the other)."""
+    from mtgcheck.engines.base import FEATURES, OBSERVABLE, VERBS
+    from mtgcheck.model.state import HOWS
+
+    props = json.loads((DATA / "engine-protocol-1.schema.json").read_text())["$defs"]["supports"]["properties"]
+    enum = {key: props[key]["items"]["enum"] for key in ("verbs", "hows", "observe", "lacks")}
+    assert sorted(enum["verbs"]) == sorted(VERBS)
+    assert sorted(enum["hows"]) == sorted(HOWS[1:])  # HOWS[0]: not cast
+    assert sorted(enum["observe"]) == sorted(OBSERVABLE)
+    assert sorted(enum["lacks"]) == sorted(FEATURES)
+
+
 REQUEST = _validator()
 REPLY = {op: _validator(f"#/$defs/{op}Reply") for op in ("hello", "setup", "actions", "apply", "observe", "quit")}
 
