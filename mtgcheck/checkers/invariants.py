@@ -99,7 +99,8 @@ def sample(cfg: Config, starts: Sequence[State], *, cap: int = 4000, max_turn: i
     """At most ``cap`` reachable states: half breadth-first from the first start (the
     configuration's position) within the turn bound, half on random walks of up to ``walk``
     steps from every start, past the turn bound (an invariant holds on every reachable
-    state, and deeper states rule out more candidates)."""
+    state, and deeper states rule out more candidates).  Each walk leaves out a random set
+    of verbs, as swarm testing does, so that walks go deep."""
     from mtgcheck.model.actions import catalogue
 
     from .graph import successors
@@ -127,10 +128,15 @@ def sample(cfg: Config, starts: Sequence[State], *, cap: int = 4000, max_turn: i
         frontier = nxt
     rng = random.Random(seed)
     cat = catalogue(cfg)
+    verbs = sorted({t.action.verb for t in cat.transitions})
     tries = 0
     while len(out) < cap and tries < 4 * cap:
         s = starts[tries % len(starts)]
         tries += 1
+        # Swarm, as the Hypothesis checker does: each walk leaves out each verb with even
+        # odds while another is enabled (else a concession, enabled everywhere, ends nearly
+        # every walk within a few steps, and no deep state is sampled).
+        off = {v for v in verbs if rng.random() < 0.5}
         for _ in range(walk):
             keep(s)
             if s.game_over:
@@ -140,7 +146,7 @@ def sample(cfg: Config, starts: Sequence[State], *, cap: int = 4000, max_turn: i
             enabled = [cat.transitions[i] for i in cat.enabled(s)]
             if not enabled:
                 break
-            s = rng.choice(enabled).effect(s)
+            s = rng.choice([t for t in enabled if t.action.verb not in off] or enabled).effect(s)
     return out[:cap]
 
 
