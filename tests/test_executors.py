@@ -63,7 +63,7 @@ def _small_config_file(tmp_path: Path, name: str = "break-plot") -> Path:
                      "life": list(pos.life), "mana": list(pos.mana),
                      "cards": [{"id": c.id, "card": c.card, "owner": c.owner, "zone": c.zone,
                                 **({"plotted_turn": c.plotted_turn} if c.plotted_turn else {})} for c in pos.cards]},
-           "max_turn": conf.max_turn, "depth": conf.depth, "hypothesis_examples": 40,
+           "max_turn": conf.max_turn, "depth": conf.depth, "hypothesis_examples": 100,
            "hypothesis_steps": conf.hypothesis_steps}
     path = tmp_path / f"{name}.json"
     path.write_text(json.dumps(doc))
