@@ -84,23 +84,23 @@ def machine_for(conf: CheckConfig, props: Sequence[Property], tally: Tally, *, v
     """The configuration's rules as a state machine with one rule, ``act`` (after ``swarm``,
     an initialize rule).
 
-    ``act`` picks one of the verbs with a legal action, then one of that verb's legal
-    actions (so a verb with many actions, such as ``cast``, is not drawn more often than a
-    rare one), from one number Hypothesis draws and shrinks.  Once no action is legal (the
-    game is over or the configuration's bound is reached) it starts a new game from the
-    position instead: Hypothesis runs a fixed number of steps per example, and they used to
-    idle after the end of a game (nine steps in ten on ``costs``).  The trace kept is the
-    current game's, so a violation replays from the position; the shrinker drops the earlier
-    games, which cannot matter to it.
+    ``act`` reads a verb with a legal action, then one of that verb's legal actions, from one
+    number Hypothesis draws and shrinks (:func:`pick_verb`; so a verb with many actions, such
+    as ``cast``, is not drawn more often than a rare one).  Once no action is legal (the game
+    is over or the configuration's bound is reached) it starts a new game from the position
+    instead: Hypothesis runs a fixed number of steps per example, and they used to idle after
+    the end of a game (nine steps in ten on ``costs``).  The trace kept is the current
+    game's, so a violation replays from the position; the shrinker drops the earlier games,
+    which cannot matter to it.
 
     Swarm testing, as Hypothesis does it for a machine with one rule per verb: each example
     first draws the verbs it leaves out (``off``: each verb with even odds, none once
     shrunk), and ``act`` picks among the other legal verbs while there is one.  Without it a
     concession ends nearly every game before a plotted card can be cast on a later turn
-    (measured on ``plot``: no such cast in 200 examples; with it, 22-25).  One rule with one plain
-    argument, no precondition and no ``st.data()``: Hypothesis's own cost per step is then
-    about a third of what those cost (measured on a machine that does nothing).  The guards are evaluated once per state, and the
-    state properties once per new state.
+    (measured on ``plot``: no such cast in 200 examples; with it, 22 to 32).  One rule with
+    one plain argument, no precondition and no ``st.data()``: Hypothesis's own cost per step
+    is then about a third of what those cost (measured on a machine that does nothing).  The
+    guards are evaluated once per state, and the state properties once per new state.
     """
     cfg, s0 = build(conf.position, variant=variant, disabled=disabled)
     verbs = sorted({t.action.verb for t in catalogue(cfg).transitions})
