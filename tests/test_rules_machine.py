@@ -28,3 +28,21 @@ def test_machines_take_steps() -> None:
                                                          database=None))
     assert tally.steps > 30
     assert len({rule.split(".")[0] for rule in tally.fired}) >= 3
+
+
+def test_the_run_memo_changes_nothing(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The Hypothesis checker keeps, per run, each state's legal actions and property outcomes
+    and each step's successor: the same verdicts, witness counts and steps without them (a
+    memo of one entry is emptied before every new one)."""
+    from mtgcheck.checkers import hypo
+
+    conf = next(c for c in BUILTIN if c.name == "planechase")
+
+    def run() -> list[tuple[object, ...]]:
+        return [(v.property, v.status, v.stats["witnesses"], v.stats["steps"], v.stats["examples"])
+                for v in hypo.check(conf, PROPERTIES, seed=3, examples=60)]
+
+    kept = run()
+    monkeypatch.setattr(hypo, "_MEMO", 1)
+    assert run() == kept
+    assert sum(w for _, _, w, _, _ in kept) > 0

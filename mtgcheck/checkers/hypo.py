@@ -73,6 +73,11 @@ _PICK_BASE = 2**40
 _PICK = st.integers(_PICK_BASE, _PICK_BASE + 2**16 - 1)
 
 
+#: Entries each memo of a run keeps (then it starts again empty): a few thousand states is
+#: what 200 examples visit, so this bounds memory on a configuration that asks for millions.
+_MEMO = 200_000
+
+
 def _swarm(verbs: Sequence[str]) -> st.SearchStrategy[frozenset[str]]:
     """The verbs an example leaves out: each one with even odds, none once shrunk."""
     return st.fixed_dictionaries({v: st.booleans() for v in verbs}).map(
@@ -107,12 +112,44 @@ def machine_for(conf: CheckConfig, props: Sequence[Property], tally: Tally, *, v
     state_props = [p for p in props if p.kind == "state"]
     trans_props = [p for p in props if p.kind == "transition"]
 
+    # What a state's guards and properties give, and a step's successor, are functions of the
+    # state (and the action): kept for the run (up to _MEMO entries each), since Hypothesis
+    # replays the same prefixes over and over as it mutates and shrinks examples.
+    legal: dict[State, dict[str, list[tuple[Action, Transition]]]] = {}
+    after: dict[tuple[State, Action], State] = {}
+    verdicts: dict[Any, tuple[list[str], str | None]] = {}
+
+    def judge(key: Any, props: Sequence[Property], *args: Any) -> str | None:
+        """Count the witnesses of ``props`` on ``args`` (a state, or a step) and return the
+        first that fails, as evaluating them in turn does (the outcome kept under ``key``)."""
+        seen = verdicts.get(key)
+        if seen is None:
+            if len(verdicts) >= _MEMO:
+                verdicts.clear()
+            witnessed, failing = [], None
+            for p in props:
+                if p.triggered(cfg, *args):
+                    witnessed.append(p.id)
+                if not p.holds(cfg, *args):
+                    failing = p.id
+                    break
+            seen = verdicts[key] = (witnessed, failing)
+        for pid in seen[0]:
+            tally.witnesses[pid] = tally.witnesses.get(pid, 0) + 1
+        return seen[1]
+
     def moves_of(s: State, steps: int) -> dict[str, list[tuple[Action, Transition]]]:
         """The legal actions by verb, in legal_actions' order; none at the bound."""
-        by_verb: dict[str, list[tuple[Action, Transition]]] = {}
-        if not (s.turn > conf.max_turn or steps >= conf.depth * 4):
+        if s.turn > conf.max_turn or steps >= conf.depth * 4:
+            return {}
+        by_verb = legal.get(s)
+        if by_verb is None:
+            if len(legal) >= _MEMO:
+                legal.clear()
+            by_verb = {}
             for a, t in legal_transitions(cfg, s).items():
                 by_verb.setdefault(a.verb, []).append((a, t))
+            legal[s] = by_verb
         return by_verb
 
     def pick_verb(pick: int, moves: dict[str, Any], off: frozenset[str]) -> str:
@@ -154,17 +191,19 @@ def machine_for(conf: CheckConfig, props: Sequence[Property], tally: Tally, *, v
                 return
             choices = self._moves[pick_verb(pick, self._moves, self._off)]
             a, t = choices[pick // len(verbs) % len(choices)]
-            s2 = t.effect(self.s)
+            s2 = after.get((self.s, a))
+            if s2 is None:
+                if len(after) >= _MEMO:
+                    after.clear()
+                s2 = after[(self.s, a)] = t.effect(self.s)
             self.trace.append(a)
             tally.steps += 1
             tally.fired[t.rule] = tally.fired.get(t.rule, 0) + 1
             tally.actions[a.verb] = tally.actions.get(a.verb, 0) + 1
-            for p in trans_props:
-                if p.triggered(cfg, self.s, t, s2):
-                    tally.witnesses[p.id] = tally.witnesses.get(p.id, 0) + 1
-                if not p.holds(cfg, self.s, t, s2):
-                    tally.failing = True
-                    raise PropertyViolation(p.id, list(self.trace))
+            bad = judge(("step", self.s, a), trans_props, self.s, t, s2)
+            if bad is not None:
+                tally.failing = True
+                raise PropertyViolation(bad, list(self.trace))
             self.s = s2
             self._moves = moves_of(s2, len(self.trace))
 
@@ -172,12 +211,10 @@ def machine_for(conf: CheckConfig, props: Sequence[Property], tally: Tally, *, v
         def state_properties(self) -> None:
             if self._checked is self.s:
                 return
-            for p in state_props:
-                if p.triggered(cfg, self.s):
-                    tally.witnesses[p.id] = tally.witnesses.get(p.id, 0) + 1
-                if not p.holds(cfg, self.s):
-                    tally.failing = True
-                    raise PropertyViolation(p.id, list(self.trace))
+            bad = judge(("state", self.s), state_props, self.s)
+            if bad is not None:
+                tally.failing = True
+                raise PropertyViolation(bad, list(self.trace))
             self._checked = self.s
 
     RulesMachine.__name__ = f"RulesMachine_{conf.name}"
