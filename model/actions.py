@@ -35,6 +35,8 @@ class Catalogue:
     #: (:func:`compile_enabled`): what the interpreter's hot loops (legal_transitions, the
     #: graph search, the invariant sample) call instead of every guard in turn.
     enabled: Callable[[State], list[int]] = field(default=lambda s: [])
+    #: The verbs of its actions, sorted (coverage counts them; a swarm leaves some out).
+    verbs: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         idx: dict[Action, list[Transition]] = {}
@@ -42,6 +44,7 @@ class Catalogue:
             idx.setdefault(t.action, []).append(t)
         self.by_action = {a: tuple(ts) for a, ts in idx.items()}
         self.enabled = compile_enabled(self.transitions)
+        self.verbs = tuple(sorted({t.action.verb for t in self.transitions}))
 
 
 def compile_enabled(transitions: tuple[Transition, ...]) -> Callable[[State], list[int]]:

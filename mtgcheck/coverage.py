@@ -39,9 +39,9 @@ Counts = dict[str, dict[str, int]]  # {"rules": {rule: n}, "actions": {verb: n}}
 def counts(cfg: Config, rules: Mapping[str, int], actions: Mapping[str, int]) -> Counts:
     """A unit's counts: every rule and verb of the configuration's catalogue, 0 where it never
     fired (a fired rule outside the catalogue is kept, never dropped)."""
-    ts = catalogue(cfg).transitions
-    out: Counts = {"rules": dict.fromkeys(sorted({t.rule for t in ts}), 0),
-                   "actions": dict.fromkeys(sorted({t.action.verb for t in ts}), 0)}
+    cat = catalogue(cfg)
+    out: Counts = {"rules": dict.fromkeys(sorted({t.rule for t in cat.transitions}), 0),
+                   "actions": dict.fromkeys(cat.verbs, 0)}
     for kind, fired in (("rules", rules), ("actions", actions)):
         for name, n in fired.items():
             out[kind][name] = out[kind].get(name, 0) + n

@@ -108,7 +108,7 @@ def machine_for(conf: CheckConfig, props: Sequence[Property], tally: Tally, *, v
     guards are evaluated once per state, and the state properties once per new state.
     """
     cfg, s0 = build(conf.position, variant=variant, disabled=disabled)
-    verbs = sorted({t.action.verb for t in catalogue(cfg).transitions})
+    verbs = catalogue(cfg).verbs
     state_props = [p for p in props if p.kind == "state"]
     trans_props = [p for p in props if p.kind == "transition"]
 

@@ -128,7 +128,6 @@ def sample(cfg: Config, starts: Sequence[State], *, cap: int = 4000, max_turn: i
         frontier = nxt
     rng = random.Random(seed)
     cat = catalogue(cfg)
-    verbs = sorted({t.action.verb for t in cat.transitions})
     tries = 0
     while len(out) < cap and tries < 4 * cap:
         s = starts[tries % len(starts)]
@@ -136,7 +135,7 @@ def sample(cfg: Config, starts: Sequence[State], *, cap: int = 4000, max_turn: i
         # Swarm, as the Hypothesis checker does: each walk leaves out each verb with even
         # odds while another is enabled (else a concession, enabled everywhere, ends nearly
         # every walk within a few steps, and no deep state is sampled).
-        off = {v for v in verbs if rng.random() < 0.5}
+        off = {v for v in cat.verbs if rng.random() < 0.5}
         for _ in range(walk):
             keep(s)
             if s.game_over:

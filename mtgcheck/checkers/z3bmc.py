@@ -65,9 +65,9 @@ MAX_K = 1
 #: state down), while a failing attempt spends its whole limit.
 STEP_SHARE = 4
 #: A step case that runs out of its limit is tried again one transition at a time (a case
-#: split on the action variable): on the built-ins the whole relation at once exhausts
-#: 100 million on ``stack-ordered``, while each transition alone is unsat well within the
-#: limit (66 queries in 4.6 s on ``flashback``, 100 in 12 s on ``plot``).  The split stops,
+#: split on the action variable): on ``flashback`` the whole relation at once exhausts the
+#: limit on ``stack-ordered``, while each transition alone is unsat well within it (66
+#: queries in 4.6 s; on ``plot``, 100 in 12 s with invariants Houdini later drops).  The split stops,
 #: unknown, once its queries together have spent this many times :data:`RLIMIT`.
 SPLIT_RLIMITS = 20
 #: Reachable states the invariant templates are mined from (breadth-first from the
