@@ -143,3 +143,67 @@ def test_planechase_leaving_properties_are_proved() -> None:
     vs = z3bmc.check(conf, props, depth=1, timeout=600)
     assert [v.status for v in vs] == [PROVED, PROVED], [v.summary() for v in vs]
     assert all(v.k == 0 and "invariant " in v.detail for v in vs)
+
+
+def test_a_candidate_may_rest_on_a_property_being_proved() -> None:
+    """Joint induction: ``turn != 0`` is not inductive alone (from turn -1, the next turn is
+    0), but it is together with the state property ``turn >= 1``, a member of the closure
+    whose consecution is its own step case.  A property that is not inductive (``turn == 1``)
+    rescues nothing: its step case fails, and the candidate resting on it is dropped."""
+    from mtgcheck.properties.catalogue import Property
+
+    cfg, s0, enc = _setup()
+    turn = next(e.col for e in inv.entries(cfg) if e.label == "turn")
+    cand = inv.Candidate("turn != 0", "range", lambda f: f[turn] != 0)
+    positive = Property("turn-positive", (), "", "state", lambda c, s: s.turn >= 1)
+    first = Property("turn-is-one", (), "", "state", lambda c, s: s.turn == 1)
+    budget = z3bmc.Budget(z3bmc.RLIMIT, time.monotonic() + 300)
+
+    alone = z3bmc._Closure(enc, [cand], budget)
+    assert not alone.close([cand.name]) and cand.name not in alone.live
+
+    joint = z3bmc._Closure(enc, [cand], budget, [positive])
+    assert joint.close([cand.name])
+    assert "hyp:turn-positive" in joint.support[cand.name]
+    assert {cand.name, "hyp:turn-positive"} <= joint.proven
+
+    wrong = z3bmc._Closure(enc, [cand], budget, [first])
+    assert not wrong.close([cand.name])  # it rested on turn == 1, whose step case fails
+    assert "hyp:turn-is-one" not in wrong.path.hyp_live and cand.name in wrong.live
+    assert not wrong.close([cand.name]) and cand.name not in wrong.live
+
+
+def test_ability_slots_against_the_spells_below_them() -> None:
+    """The ``between`` template on the plot position: a Slickshot Show-Off trigger is on the
+    stack only above the one noncreature spell of its controller (what keeps a second
+    trigger out of the step case of ``stack-ordered``)."""
+    from mtgcheck.configs import BUILTIN
+    from mtgcheck.model.state import ABILITIES, STACK
+
+    conf = next(c for c in BUILTIN if c.name == "plot")
+    cfg, s0 = build(conf.position)
+    starts = [s0, *z3bmc.placements(cfg, s0, z3bmc.SAMPLE_STARTS)]
+    names = {c.name for c in inv.mine(cfg, inv.sample(cfg, starts, cap=z3bmc.SAMPLE_CAP, max_turn=conf.max_turn))}
+    pump = ABILITIES.index("show-off-pump")
+    assert f"ab_kind[0] == {pump} -> zone[shock] in [{STACK}]" in names, sorted(n for n in names if "ab_" in n)[:30]
+    assert f"ab_kind[0] == {pump} & zone[shock] == {STACK} -> pos[shock] < ab_pos[0]" in names
+
+
+def test_sample_placements_are_initial_states_and_do_not_depend_on_z3() -> None:
+    """The placements the invariant sample starts from are initial states of the symbolic
+    encoding, distinct, and the same whatever the process asked Z3 before (a solver's
+    model would not be: the mined invariants, and so the proofs, would depend on the order
+    a worker ran its units in)."""
+    from mtgcheck.configs import BUILTIN
+
+    for conf in BUILTIN:
+        cfg, s0 = build(conf.position)
+        first = z3bmc.placements(cfg, s0, z3bmc.SAMPLE_STARTS)
+        assert len({tuple(s.zone) for s in first} | {tuple(s0.zone)}) == len(first) + 1 == z3bmc.SAMPLE_STARTS + 1
+        sol = z3.Solver()
+        with symbolic():
+            st = z3bmc.symbolic_state(cfg, "placed")
+            sol.add(z3bmc.initial_placements(cfg, s0, st))
+            for s in first:
+                assert sol.check(equal_states(st, s)) == z3.sat, (conf.name, s)
+        assert z3bmc.placements(cfg, s0, z3bmc.SAMPLE_STARTS) == first

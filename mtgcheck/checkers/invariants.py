@@ -21,6 +21,10 @@ holds in *every* sampled state.  No template names a property or a rule; the tem
 * ``at``: through a scalar or slot pointer (a slot, a player, an ability's source), the
   pointed-to entry's value set, under the pointer's slot condition (a pending choice's
   source is on the stack, the planar controller is in the game);
+* ``between``: an ability slot and a card slot, which share one stack: from the ability
+  slot's condition, the card's first enumerated field (``ab_kind == k -> zone in {..}``: the
+  spell that triggered it is on the stack), and under both conditions, ``<`` between
+  entries of the same kind (the ability above that spell);
 * ``adjacent``: for slots used as a stack (ability and extra-turn slots), slot ``i``'s
   condition against slot ``i + 1``'s.
 
@@ -44,7 +48,7 @@ import numpy as np
 import z3
 
 from mtgcheck.model.config import Config
-from mtgcheck.model.state import (flat, BOOL, BY_CARD, BY_PLANE, BY_PLAYER, ENUM, LAYOUT, NUM, OID, PLAYER, SCALAR, SLOT,
+from mtgcheck.model.state import (flat, BOOL, BY_ABILITY, BY_CARD, BY_PLANE, BY_PLAYER, ENUM, LAYOUT, NUM, OID, PLAYER, SCALAR, SLOT,
                                   SOURCE, TURN, Decl, State, bounds, length)
 
 #: Kinds of value compared by the ``order`` template.
@@ -367,7 +371,7 @@ def mine(cfg: Config, states: Sequence[State], *, max_set: int = 3) -> list[Cand
 
     # count: a scalar number against counts of slots by their first enumerated field
     fams = []
-    for index in {e.decl.index for e in es if e.col not in skip and e.decl.index != SCALAR}:
+    for index in dict.fromkeys(e.decl.index for e in es if e.col not in skip and e.decl.index != SCALAR):
         gd = _guard_field(index)
         if gd is None:
             continue
@@ -443,6 +447,37 @@ def mine(cfg: Config, states: Sequence[State], *, max_set: int = 3) -> list[Cand
                             return True
                         return f[gcols[ptr_]] in v
                     add(name, "at", build)
+
+    # between: an ability slot and a card slot share one stack (CR 405.1): from the ability
+    # slot's condition, the card's first enumerated field (the spell that triggered it is on
+    # the stack), and under both conditions, order between entries of the same kind (the
+    # ability above that spell)
+    card_gd, ab_gd = _guard_field(BY_CARD), _guard_field(BY_ABILITY)
+    if card_gd is not None and ab_gd is not None:
+        for a_key in sorted(k for k in slots if k[0] == BY_ABILITY):
+            for na, ma, ba, _ in guards.get(a_key, []):
+                if not ma.any() or ma.all():
+                    continue
+                for c_key in sorted(k for k in slots if k[0] == BY_CARD):
+                    ce = next(e for e in slots[c_key] if e.decl.name == card_gd.name)
+                    v = vals(ma, ce.col)
+                    if len(v) <= max_set and v != uncond[ce.col]:
+                        add(f"{na} -> {ce.label} in {v}", "between",
+                            (lambda f, ba=ba, col=ce.col, v=tuple(v): _implies(ba(f), _in(f[col], v))))
+                    for nc, mc, bc, _ in guards.get(c_key, []):
+                        both = ma & mc
+                        if not both.any():
+                            continue
+                        for u in slots[c_key]:
+                            for w in slots[a_key]:
+                                if u.decl.holds != w.decl.holds or u.decl.holds not in ORDERED:
+                                    continue
+                                x, y = M[both, u.col], M[both, w.col]
+                                for r, ok, lo, hi in (("<", (x < y).all(), u, w), ("<", (y < x).all(), w, u)):
+                                    if ok:
+                                        add(f"{na} & {nc} -> {lo.label} {r} {hi.label}", "between",
+                                            (lambda f, ba=ba, bc=bc, a=lo.col, b=hi.col:
+                                             _implies(_and(ba(f), bc(f)), f[a] < f[b])))
 
     # adjacent: slots filled as a stack
     for index in (d.index for d in LAYOUT):

@@ -33,6 +33,7 @@ same relation with some ``en`` false.
 
 from __future__ import annotations
 
+import random
 import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -103,7 +104,7 @@ def initial_placements(cfg: Config, s0: State, s: State) -> Any:
     life, mana, Planechase) is the configuration's.  BMC from here covers every such
     position at once, not one hand-picked setup.
     """
-    from mtgcheck.model.state import BATTLEFIELD, EXILE, GRAVEYARD, HAND, LIBRARY
+    from mtgcheck.model.state import EXILE, LIBRARY
 
     c = []
     n = cfg.n
@@ -117,8 +118,7 @@ def initial_placements(cfg: Config, s0: State, s: State) -> Any:
         else:
             c.append(x == y)
     for j, sl in enumerate(cfg.slots):
-        zones = [LIBRARY, HAND, GRAVEYARD, EXILE] + ([BATTLEFIELD] if sl.card.permanent else [])
-        c.append(Or(*[s.zone[j] == z for z in zones]))
+        c.append(Or(*[s.zone[j] == z for z in placement_zones(sl)]))
         lib_mates = [k for k in range(n) if cfg.slots[k].owner == sl.owner]
         size = sum(If_(s.zone[k] == LIBRARY) for k in lib_mates)
         c.append(Implies(s.zone[j] == LIBRARY, And(s.pos[j] >= 0, s.pos[j] < size)))
@@ -129,6 +129,13 @@ def initial_placements(cfg: Config, s0: State, s: State) -> Any:
         c.append(Implies(s.zone[j] == EXILE, And(s.plotted[j] >= 0, s.plotted[j] <= s0.turn)))
         c.append(Implies(s.zone[j] != EXILE, s.plotted[j] == 0))
     return And(*c)
+
+
+def placement_zones(sl: Any) -> list[int]:
+    """The zones a card may start in: any it can be in at a moment with an empty stack."""
+    from mtgcheck.model.state import BATTLEFIELD, EXILE, GRAVEYARD, HAND, LIBRARY
+
+    return [LIBRARY, HAND, GRAVEYARD, EXILE] + ([BATTLEFIELD] if sl.card.permanent else [])
 
 
 def If_(c: Any) -> Any:
@@ -562,19 +569,34 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
     return out
 
 
-def placements(cfg: Config, s0: State, n: int) -> list[State]:
-    """Up to ``n`` concrete initial placements other than ``s0`` (distinct zones), from Z3."""
-    sol = z3.Solver()
-    sol.set("rlimit", RLIMIT)
-    with symbolic():
-        st = symbolic_state(cfg, "p")
-        sol.add(initial_placements(cfg, s0, st))
-        sol.add(z3.Or([z != v for z, v in zip(st.zone, s0.zone, strict=True)]))
+def placements(cfg: Config, s0: State, n: int, seed: int = 0) -> list[State]:
+    """Up to ``n`` concrete initial placements other than ``s0`` (distinct zones), drawn
+    with a seeded generator: each card in a zone :func:`placement_zones` allows, libraries
+    shuffled, an exiled card plotted on a turn so far or not.
+
+    Not from Z3's models: which model a solver returns depends on what the process asked Z3
+    before (term ids), so the invariants mined from these states, and so the proofs, would
+    depend on the order a worker ran its units in."""
+    from mtgcheck.model.state import EXILE, LIBRARY
+
+    rng = random.Random(seed)
+    seen = {tuple(s0.zone)}
     out: list[State] = []
-    while len(out) < n and sol.check() == z3.sat:
-        s = state_from_model(cfg, sol.model(), st)
-        out.append(s)
-        sol.add(z3.Or([z != v for z, v in zip(st.zone, s.zone, strict=True)]))
+    for _ in range(50 * n):
+        if len(out) >= n:
+            break
+        zone = tuple(rng.choice(placement_zones(sl)) for sl in cfg.slots)
+        if zone in seen:
+            continue
+        seen.add(zone)
+        pos = [0] * cfg.n
+        for owner in range(cfg.players):
+            lib = [j for j, sl in enumerate(cfg.slots) if sl.owner == owner and zone[j] == LIBRARY]
+            rng.shuffle(lib)
+            for i, j in enumerate(lib):
+                pos[j] = i
+        plotted = tuple(rng.randint(0, s0.turn) if z == EXILE else 0 for z in zone)
+        out.append(s0.replace(zone=zone, pos=tuple(pos), plotted=plotted))
     return out
 
 
@@ -612,7 +634,7 @@ class _Closure:
     count.  The cores are kept (a core stays valid while its members live), so junk that no
     proof touches is never examined."""
 
-    def __init__(self, enc: Encoding, cands: Sequence[Any], budget: Budget) -> None:
+    def __init__(self, enc: Encoding, cands: Sequence[Any], budget: Budget, props: Sequence[Property] = ()) -> None:
         self.enc, self.budget = enc, budget
         self.cands = {c.name: c for c in cands}
         self.live: set[str] = set(self.cands)
@@ -622,6 +644,12 @@ class _Closure:
         self.queries = 0
         self.path = _Path(enc, 0)
         self.path.add_invariants(cands, self.live)
+        # The state properties to prove are members too (``hyp:ID``), whose consecution is
+        # their step case: a candidate may need the very property it helps prove (a trigger
+        # above the spell that caused it needs the stack's positions distinct).
+        self.props = {f"hyp:{p.id}": p for p in props if p.kind == "state"}
+        self.path.add_hypotheses(list(self.props.values()))
+        self.prop_core: dict[str, list[str]] = {}  # hyp:ID -> its step case's core (shown)
         self._goal: dict[str, Any] = {}
         self._post: dict[str, Any] = {}
 
@@ -629,7 +657,9 @@ class _Closure:
         from .invariants import flat
 
         if name not in self._post:
-            self._post[name] = self.cands[name].build(flat(self.path.un.states[1]))
+            after = self.path.un.states[1]
+            self._post[name] = self.enc.state_term(self.props[name], after) if name in self.props else \
+                self.cands[name].build(flat(after))
         return self._post[name]
 
     def _consecution(self, name: str) -> frozenset[str] | None:
@@ -637,32 +667,52 @@ class _Closure:
 
         A counterexample starts from a state where every live candidate holds, so every
         candidate false after its step is in no inductive subset of the live ones: all of
-        them are dropped at once (Houdini's step)."""
+        them are dropped at once (Houdini's step).  A property's consecution is its step
+        case (k = 0, everything live assumed)."""
+        if name in self.props:
+            p = self.props[name]
+            res, _, core = self.path.attempt([p], self.budget)
+            if res == z3.unsat:
+                self.prop_core[name] = core
+                return frozenset(self.path.last_support)
+            if res == z3.sat and self.path.last_cti is not None:
+                self.path.ctis[p.id] = self.path.last_cti
+            return None
         if name not in self._goal:
             lit = z3.Bool(f"goal:{name}")
             self.path.sol.add(z3.Implies(lit, z3.Not(self._after(name))))
             self._goal[name] = lit
         self.queries += 1
-        res = self.budget.check(self.path.sol, *self.enc.en.values(), *self.path.live_lits(), self._goal[name],
-                                what=f"invariant {name}")
+        res = self.budget.check(self.path.sol, *self.enc.en.values(), *self.path.facts.values(),
+                                *self.path.live_lits(), self._goal[name], what=f"invariant {name}")
         if res == z3.unsat:
-            return frozenset(str(x)[4:] for x in self.path.sol.unsat_core() if str(x).startswith("inv:"))
+            core = [str(x) for x in self.path.sol.unsat_core()]
+            return frozenset([n[4:] for n in core if n.startswith("inv:")] + [n for n in core if n.startswith("hyp:")])
         if res == z3.sat:
             m = self.path.sol.model()
-            for other in sorted(self.live):
+            for other in sorted(self.live | self.path.hyp_live):
                 if other != name and not z3.is_true(m.eval(self._after(other), model_completion=True)):
                     self._drop(other)
         return None
 
+    def drop_property(self, p: Property) -> None:
+        if f"hyp:{p.id}" in self.props:
+            self._drop(f"hyp:{p.id}")
+
     def _drop(self, name: str) -> None:
-        self.live.discard(name)
+        if name in self.proven:  # a proved property: true after any step the proof covers
+            return
+        if name in self.props:
+            self.path.hyp_live.discard(name)
+        else:
+            self.live.discard(name)
+            self.dropped += 1
         self.support.pop(name, None)
-        self.dropped += 1
 
     def close(self, names: Sequence[str]) -> bool:
         """Whether the candidates ``names`` lie in an inductive set of live candidates (then
         all of it is proven); on False some candidate was dropped and the caller retries."""
-        todo, seen = list(names), set()
+        todo, seen = sorted(names, reverse=True), set()
         while todo:
             if self.budget.cut:
                 return False
@@ -671,18 +721,18 @@ class _Closure:
                 continue
             seen.add(n)
             sup = self.support.get(n)
-            if sup is None or not sup <= self.live:
+            if sup is None or not self.path.still_live({f"inv:{x}" if not x.startswith("hyp:") else x for x in sup}):
                 sup = self._consecution(n)
                 if sup is None:
                     self._drop(n)
                     return False
                 self.support[n] = sup
-            todo.extend(sup)
+            todo.extend(sorted(sup, reverse=True))
         self.proven |= seen
         return True
 
     def summary(self) -> dict[str, Any]:
-        return {"live": len(self.live), "proven": len(self.proven), "dropped": self.dropped,
+        return {"live": len(self.live), "proven": len(self.proven - set(self.props)), "dropped": self.dropped,
                 "consecution_queries": self.queries}
 
 
@@ -773,6 +823,11 @@ class _Path:
         self.last_cti: tuple[State, Action] | None = None  # the last counterexample to induction
         self.ctis: dict[str, tuple[State, Action]] = {}  # property -> its counterexample, if any
         self.live: set[str] = set()
+        #: ``hyp:ID`` -> literal: state property ID (not proved yet) on the first state, a
+        #: member of the closure like a candidate (joint induction; k = 0 only).
+        self.hyp_lits: dict[str, Any] = {}
+        self.hyp_live: set[str] = set()
+        self.last_support: list[str] = []  # the last unsat core's candidates and hypotheses
         self.queries = 0
         #: (query, transition) -> the unsat core of that transition's query in a case split.
         self.split_cores: dict[tuple[str, int], set[str]] = {}
@@ -805,8 +860,25 @@ class _Path:
             self.inv_lits[c.name] = lit
         self.live = live
 
+    def add_hypotheses(self, props: Sequence[Property]) -> None:
+        """The state properties still to prove, each behind a literal ``hyp:ID`` on the first
+        state: a proof or a candidate's consecution may rest on them, and the closure then
+        owes their own step case (:class:`_Closure`)."""
+        for p in props:
+            if p.kind == "state":
+                lit = z3.Bool(f"hyp:{p.id}")
+                self.sol.add(z3.Implies(lit, self.enc.state_term(p, self.un.states[0])))
+                self.hyp_lits[str(lit)] = lit
+                self.hyp_live.add(str(lit))
+
     def live_lits(self) -> list[Any]:
-        return [lit for n, lit in self.inv_lits.items() if n in self.live]
+        return [lit for n, lit in self.inv_lits.items() if n in self.live] + \
+            [lit for n, lit in self.hyp_lits.items() if n in self.hyp_live]
+
+    def still_live(self, names: Any) -> bool:
+        """Whether every candidate and hypothesis named in an unsat core is still live."""
+        return all(n[4:] in self.live if n.startswith("inv:") else n in self.hyp_live if n.startswith("hyp:")
+                   else True for n in names)
 
     def attempt(self, cands: Sequence[Property], budget: Budget) -> tuple[Any, list[Property], list[str]]:
         """One query: the candidates, assumed on the first k steps, all hold on step k.
@@ -828,6 +900,7 @@ class _Path:
             if res == z3.unknown and not budget.cut:
                 self.split_first.add(what)
                 res, core = self._split(assumptions, budget, what, share)
+        self.last_support = [n[4:] for n in core if n.startswith("inv:")] + [n for n in core if n.startswith("hyp:")]
         if res == z3.sat:
             m = self.sol.model()
             self.last_cti = (state_from_model(self.enc.cfg, m, self.un.states[self.k]), self.un.trace(m, self.k + 1)[-1])
@@ -847,7 +920,7 @@ class _Path:
             # A transition proved before with assumptions still made is not asked again
             # (facts only grow; the invariants its core named are still live).
             known = self.split_cores.get((what, i))
-            if known is not None and all(n[4:] in self.live for n in known if n.startswith("inv:")):
+            if known is not None and self.still_live(known):
                 core |= known
                 continue
             if spent >= SPLIT_RLIMITS * budget.rlimit:
@@ -865,7 +938,9 @@ class _Path:
         rules = sorted({f"CR {self.enc.en_cr[n[3:]]} ({n[3:]})" for n in names if n.startswith("en:")})
         facts = sorted(n[5:] for n in names if n.startswith("fact:"))
         invs = sorted(n[4:] for n in names if n.startswith("inv:"))
-        return rules + ([f"proved {', '.join(facts)}"] if facts else []) + [f"invariant {n}" for n in invs]
+        joint = sorted(n[4:] for n in names if n.startswith("hyp:"))
+        return rules + ([f"proved {', '.join(facts)}"] if facts else []) + \
+            ([f"proved together with {', '.join(joint)}"] if joint else []) + [f"invariant {n}" for n in invs]
 
 
 def _lemma_props(cfg: Config) -> list[Property]:
@@ -916,7 +991,7 @@ def _induction(enc: Encoding, props: Sequence[Property], reached: dict[str, int]
     Returns the proofs and a summary of the invariants' use."""
     proved: dict[str, Proof] = {}
     done: list[Property] = []
-    closure = _Closure(enc, invariants, budget) if invariants else None
+    closure = _Closure(enc, invariants, budget, props) if invariants else None
     ctis: dict[str, tuple[State, Action]] = {}
     for k in range(max_k + 1):
         todo = [p for p in props if p.id not in proved and reached[p.id] >= k]
@@ -950,19 +1025,33 @@ def _prove_each(path: _Path, todo: Sequence[Property], budget: Budget, proved: d
     With ``closure``, a proof whose core names invariant candidates counts only once they
     are closed into an inductive set; otherwise it is retried without the dropped one."""
     for p in todo:
-        while not budget.cut:
+        while not budget.cut and p.id not in proved:
             res, _, core = path.attempt([p], budget)
             if res == z3.sat and path.last_cti is not None:
                 path.ctis[p.id] = path.last_cti
             if res != z3.unsat:
+                if closure is not None:  # not inductive at k = 0: nothing may rest on it
+                    closure.drop_property(p)
                 break
-            used = [c[len("invariant "):] for c in core if c.startswith("invariant ")]
-            if closure is not None and used and not closure.close(used):
-                continue  # a candidate it used is not inductive: dropped, try again without it
+            if closure is not None:
+                own = f"hyp:{p.id}"
+                if own in closure.props:  # its step case is the query just made
+                    closure.support[own], closure.prop_core[own] = frozenset(path.last_support), core
+                    ok = closure.close([own])
+                else:
+                    ok = closure.close(path.last_support)
+                if not ok:
+                    continue  # a member it rests on is not inductive: dropped, try again without it
+                # every property closed with it is proved too (the whole set is inductive)
+                for name in sorted(closure.proven & set(closure.props) - {own}):
+                    q = closure.props[name]
+                    if q.id not in proved:
+                        proved[q.id] = Proof(0, closure.prop_core[name])
+                        done.append(q)
+                        path.assume(q)
             proved[p.id] = Proof(path.k, core)
             done.append(p)
             path.assume(p)
-            break
 
 
 def _strengthen(enc: Encoding, path: _Path, init_of: Any, budget: Budget) -> list[Property]:
