@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Iterable
 
-from .config import Config
+from .config import EFFECT_CLAUSES, Config
+from .errors import UnknownConditionError
 from .state import State
 # The vocabulary, re-exported: callers outside the model import it from here.
 from .card_rules import ON_CHANGE
@@ -101,11 +102,17 @@ def catalogue(cfg: Config) -> Catalogue:
     """Build (once per configuration) every transition, with disabled conditions dropped."""
     from .settle import settle
 
-    out = []
+    out, known = [], set(EFFECT_CLAUSES)
     for t in gather(cfg):
+        known.update(c.id for c in t.conds)
         conds = tuple(c for c in t.conds if c.id not in cfg.disabled)
         eff = t.effect
         out.append(Transition(t.action, t.rule, t.cr, conds, (lambda e: lambda s: settle(cfg, e(s)))(eff)))
+    unknown = sorted(cfg.disabled - known)
+    if unknown:  # switching off what does not exist would check the reference rules unawares
+        raise UnknownConditionError(
+            f"rule set mutant-{'+'.join(sorted(cfg.disabled))}: {', '.join(map(repr, unknown))} is no guard "
+            f"condition of this configuration nor an effect clause (expected one of: {', '.join(sorted(known))})")
     return Catalogue(cfg, tuple(out))
 
 

@@ -35,6 +35,26 @@ class PlaneSlot:
     owner: int
 
 
+#: Every effect clause a rule set may switch off (``Config.on``), with the rule it carries:
+#: ``mutant-ID`` names these or guard conditions (``Cond.id``), and a name that is neither
+#: is refused when the catalogue is built (:func:`.actions.catalogue`), not silently ignored.
+EFFECT_CLAUSES: dict[str, str] = {
+    "casting.exile-mark-only-flashback": "702.34a",  # only a flashback cast is marked for exile
+    "casting.x-zero-when-free": "107.3b",  # X is 0 when cast without paying the mana cost
+    "flashback.exile-on-leave": "702.34a",  # a flashback spell leaving the stack is exiled
+    "flashback.exile-on-resolve": "702.34a",  # ... also when it resolves
+    "leaving.owned-cards-kept-outside": "800.4a",  # a leaving player's cards leave the game
+    "planechase.face-down-loses-counters": "901.7a",
+    "planechase.one-extra-turn-per-chaos": "500.7",  # Otaria's chaos: one extra turn each
+    "planechase.roll-cost-rises": "116.2i",  # the N-th extra roll in a turn costs N
+    "turns.planar-control-follows-turn": "901.6",
+    "turns.skip-left-player": "800.4p",  # a player who left takes no turn
+    "zones.fresh-oid": "400.7",  # a new object on every zone change
+    "zones.plotted-ends-on-move": "400.7",  # a plotted card that leaves exile is no longer plotted
+    "zones.stack-renumbered": "405.2",  # the stack's positions stay 0..size-1
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     """A bounded configuration of the rules model.
@@ -70,6 +90,8 @@ class Config:
 
     def on(self, clause: str) -> bool:
         """Whether an effect clause is in force (a mutant may switch one off)."""
+        if clause not in EFFECT_CLAUSES:  # a clause the registry lacks could not be switched off by name
+            raise KeyError(f"effect clause {clause!r} is not declared in EFFECT_CLAUSES")
         return clause not in self.disabled
 
     def slots_where(self, pred) -> tuple[int, ...]:  # type: ignore[no-untyped-def]

@@ -47,6 +47,10 @@ class UsageError(MtgcheckError):
     """The command line itself is wrong."""
 
 
+class UnknownConditionError(UsageError):
+    """A rule set switches off a condition that the configuration does not have."""
+
+
 class OutputError(MtgcheckError):
     """A file mtgcheck writes (a report, a counterexample, a graph) could not be written.
 

@@ -214,3 +214,44 @@ def test_the_harness_names_no_checker_but_through_the_registry() -> None:
             if isinstance(node, ast.Constant) and node.value in registry.names() and (name, node.value) not in allowed:
                 found.append(f"{name}:{node.lineno}: {node.value!r}")
     assert found == []
+
+
+def test_a_condition_no_configuration_has_is_refused() -> None:
+    """``mutant-ID`` switches off guard conditions or declared effect clauses: a misspelt id
+    would otherwise check the reference rules under a mutant's name.  The refusal names the
+    id and what is expected; the CLI prints it on one line and exits 2."""
+    import subprocess
+    import sys
+
+    from mtgcheck.configs import BUILTIN
+    from mtgcheck.model.actions import catalogue
+    from mtgcheck.model.errors import UnknownConditionError
+    from mtgcheck.model.setup import build
+
+    costs = next(c for c in BUILTIN if c.name == "costs")
+    cfg, _ = build(costs.position, disabled=frozenset({"cost.sacrifice", "casting.x-zero-when-free"}))
+    assert catalogue(cfg).transitions  # a guard condition and an effect clause: both known
+    cfg, _ = build(costs.position, disabled=frozenset({"cost.sacrifce"}))
+    with pytest.raises(UnknownConditionError, match="'cost.sacrifce' is no guard condition"):
+        catalogue(cfg)
+    r = subprocess.run([sys.executable, "-m", "mtgcheck.cli", "diff", "--config", "costs", "reference",
+                        "mutant-cost.sacrifce"], capture_output=True, text=True, check=False)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "'cost.sacrifce'" in r.stderr, r.stderr
+
+
+def test_every_effect_clause_is_declared_and_used() -> None:
+    """The registry of effect clauses is the model's ``cfg.on`` calls, no more, no less."""
+    import re
+    from pathlib import Path
+
+    from mtgcheck.configs import BUILTIN
+    from mtgcheck.model import config as model_config
+    from mtgcheck.model.setup import build
+
+    used = set()
+    for path in Path(model_config.__file__).parent.glob("*.py"):
+        used |= set(re.findall(r'\.on\("([^"]+)"\)', path.read_text()))
+    assert used == set(model_config.EFFECT_CLAUSES)
+    cfg, _ = build(BUILTIN[0].position)
+    with pytest.raises(KeyError):
+        cfg.on("zones.no-such-clause")
