@@ -19,7 +19,7 @@ from .errors import UnknownConditionError
 from .state import State
 # The vocabulary, re-exported: callers outside the model import it from here.
 from .card_rules import ON_CHANGE
-from .vocabulary import Action, Cond, IllegalAction, Refusal, Transition
+from .vocabulary import GUARD_CONDITIONS, Action, Cond, IllegalAction, Refusal, Transition
 
 __all__ = ["Action", "Cond", "Transition", "Refusal", "IllegalAction", "Catalogue", "catalogue", "legal_actions",
            "legal_transitions", "enabled_transition", "why_illegal", "step"]
@@ -102,17 +102,17 @@ def catalogue(cfg: Config) -> Catalogue:
     """Build (once per configuration) every transition, with disabled conditions dropped."""
     from .settle import settle
 
-    out, known = [], set(EFFECT_CLAUSES)
-    for t in gather(cfg):
-        known.update(c.id for c in t.conds)
-        conds = tuple(c for c in t.conds if c.id not in cfg.disabled)
-        eff = t.effect
-        out.append(Transition(t.action, t.rule, t.cr, conds, (lambda e: lambda s: settle(cfg, e(s)))(eff)))
-    unknown = sorted(cfg.disabled - known)
+    unknown = sorted(cfg.disabled - GUARD_CONDITIONS - set(EFFECT_CLAUSES))
     if unknown:  # switching off what does not exist would check the reference rules unawares
         raise UnknownConditionError(
             f"rule set mutant-{'+'.join(sorted(cfg.disabled))}: {', '.join(map(repr, unknown))} is no guard "
-            f"condition of this configuration nor an effect clause (expected one of: {', '.join(sorted(known))})")
+            "condition nor effect clause (see GUARD_CONDITIONS in model/vocabulary.py, EFFECT_CLAUSES in "
+            "model/config.py)")
+    out = []
+    for t in gather(cfg):
+        conds = tuple(c for c in t.conds if c.id not in cfg.disabled)
+        eff = t.effect
+        out.append(Transition(t.action, t.rule, t.cr, conds, (lambda e: lambda s: settle(cfg, e(s)))(eff)))
     return Catalogue(cfg, tuple(out))
 
 

@@ -35,6 +35,26 @@ class Action:
     source: str = ""  # plot: "hand" or "library"
 
 
+#: Every guard condition id of the catalogue (``Cond.id``; each Cond carries its CR number):
+#: ``mutant-ID`` names these or effect clauses (``config.EFFECT_CLAUSES``), so a misspelt id is
+#: refused instead of checking the reference rules under a mutant's name (a test keeps it
+#: equal to the ids the Cond constructors of model/ are given).
+GUARD_CONDITIONS: frozenset[str] = frozenset({
+    "cast.from-hand", "cast.target", "choose.pending", "cost.mana",
+    "cost.sacrifice", "cost.x-zero", "discard.count", "discard.in-hand",
+    "flashback.granted", "flashback.in-graveyard", "free.omniscience", "game.no-pending-choice",
+    "game.on", "game.player-in", "luck.among-top-three", "luck.nonland",
+    "plot.cost", "plot.in-hand", "plot.main-phase", "plot.own-turn",
+    "plot.stack-empty", "plotted.in-exile", "plotted.is-plotted", "plotted.later-turn",
+    "plotted.main-phase", "plotted.own-turn", "plotted.stack-empty", "priority.all-passed",
+    "priority.has", "priority.others-to-pass", "roll.active-player", "roll.cost",
+    "roll.main-phase", "roll.stack-empty", "stack.empty", "stack.top-ability",
+    "stack.top-card", "timing.main-phase", "timing.own-turn", "timing.stack-empty",
+    "cost.life", "legend.clash", "legend.on-battlefield", "plot.fblthp",
+    "plot.library-top", "trigger.target",
+})
+
+
 @dataclass(frozen=True, slots=True)
 class Cond:
     """One named condition of a guard: what it enforces, and the rule that says so."""

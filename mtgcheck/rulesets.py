@@ -83,6 +83,14 @@ class RuleSet:
                 return cls("mutant", rest)
             conds = rest.split("+")
             if all(c and "." in c and c.strip() == c for c in conds):
+                from mtgcheck.model.config import EFFECT_CLAUSES
+                from mtgcheck.model.vocabulary import GUARD_CONDITIONS
+
+                unknown = [c for c in conds if c not in GUARD_CONDITIONS and c not in EFFECT_CLAUSES]
+                if unknown:
+                    raise RuleSetError(f"rule set {text!r}: {', '.join(map(repr, unknown))} is no guard condition "
+                                       "nor effect clause (expected one of: "
+                                       f"{', '.join(sorted(GUARD_CONDITIONS | set(EFFECT_CLAUSES)))})")
                 return cls("mutant", "+".join(sorted(set(conds))))
             raise RuleSetError(f"rule set {text!r}: no mutant {rest!r} (see `mtgcheck mutants`), and not "
                                "condition ids (each holds a dot)")

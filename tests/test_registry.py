@@ -216,10 +216,10 @@ def test_the_harness_names_no_checker_but_through_the_registry() -> None:
     assert found == []
 
 
-def test_a_condition_no_configuration_has_is_refused() -> None:
-    """``mutant-ID`` switches off guard conditions or declared effect clauses: a misspelt id
-    would otherwise check the reference rules under a mutant's name.  The refusal names the
-    id and what is expected; the CLI prints it on one line and exits 2."""
+def test_a_condition_that_does_not_exist_is_refused() -> None:
+    """``mutant-ID`` switches off declared guard conditions or effect clauses: a misspelt id
+    would otherwise check the reference rules under a mutant's name.  The rule set's name is
+    refused, and so is a build that switches it off; the CLI prints it on one line, exit 2."""
     import subprocess
     import sys
 
@@ -228,15 +228,31 @@ def test_a_condition_no_configuration_has_is_refused() -> None:
     from mtgcheck.model.errors import UnknownConditionError
     from mtgcheck.model.setup import build
 
+    with pytest.raises(RuleSetError, match="'cost.sacrifce' is no guard condition"):
+        RuleSet.parse("mutant-cost.sacrifce+plot.main-phase")
     costs = next(c for c in BUILTIN if c.name == "costs")
-    cfg, _ = build(costs.position, disabled=frozenset({"cost.sacrifice", "casting.x-zero-when-free"}))
-    assert catalogue(cfg).transitions  # a guard condition and an effect clause: both known
+    # a declared condition this configuration has no use for is fine (a mutant runs everywhere)
+    cfg, _ = build(costs.position, disabled=frozenset({"luck.nonland", "casting.x-zero-when-free"}))
+    assert catalogue(cfg).transitions
     cfg, _ = build(costs.position, disabled=frozenset({"cost.sacrifce"}))
     with pytest.raises(UnknownConditionError, match="'cost.sacrifce' is no guard condition"):
         catalogue(cfg)
     r = subprocess.run([sys.executable, "-m", "mtgcheck.cli", "diff", "--config", "costs", "reference",
                         "mutant-cost.sacrifce"], capture_output=True, text=True, check=False)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "'cost.sacrifce'" in r.stderr, r.stderr
+
+
+def test_every_guard_condition_is_declared_and_used() -> None:
+    """The registry of guard conditions is the model's ``Cond("...")`` ids, no more, no less."""
+    import re
+    from pathlib import Path
+
+    from mtgcheck.model import vocabulary
+
+    used = set()
+    for path in Path(vocabulary.__file__).parent.glob("*.py"):
+        used |= set(re.findall(r'Cond\("([^"]+)"', path.read_text()))
+    assert used == vocabulary.GUARD_CONDITIONS
 
 
 def test_every_effect_clause_is_declared_and_used() -> None:

@@ -425,6 +425,14 @@ def _replays(enc: Encoding, p: Property, trace: Sequence[Action], start: State) 
     return p.kind == "state" and not p.holds(enc.cfg, s)
 
 
+def fresh_context() -> None:
+    """A new Z3 context for what follows: the models and unsat cores Z3 returns depend on the
+    terms its context already holds, so without this a unit's verdicts (which candidates a
+    proof rests on, which it drops, and so what is proved) would depend on the units its
+    process ran before: on the pool's scheduling, or on a pytest worker's share of the items."""
+    z3.z3._main_ctx = None  # z3py creates the default context anew on its next use
+
+
 def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = None, timeout: float = 60.0,
           variant: str | None = None, disabled: frozenset[str] = frozenset(),
           induction: bool = True, symbolic_init: bool = True, strengthen: bool = False,
@@ -439,6 +447,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
     ``rlimit`` bounds each induction query deterministically (default :data:`RLIMIT`);
     ``invariants``: strengthen induction with the invariants found on the configuration
     (mined from at most ``sample_cap`` reachable states, kept by Houdini)."""
+    fresh_context()
     cfg, s0 = build(conf.position, variant=variant, disabled=disabled)
     enc = Encoding.build(cfg, s0)
     depth = conf.depth if depth is None else depth
