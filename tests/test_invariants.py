@@ -207,3 +207,20 @@ def test_sample_placements_are_initial_states_and_do_not_depend_on_z3() -> None:
             for s in first:
                 assert sol.check(equal_states(st, s)) == z3.sat, (conf.name, s)
         assert z3bmc.placements(cfg, s0, z3bmc.SAMPLE_STARTS) == first
+
+
+def test_a_check_does_not_depend_on_what_the_process_asked_z3_before() -> None:
+    """Each check starts a fresh Z3 context: the same resource use, invariants and cores,
+    whether or not other Z3 work ran first in the process (a pool worker, a pytest worker)."""
+    from mtgcheck.properties.catalogue import BY_ID
+
+    props = [BY_ID["object-ids-fresh"], BY_ID["stack-ordered"]]
+
+    def run():  # type: ignore[no-untyped-def]
+        vs = z3bmc.check(RITES, props, depth=1, timeout=600)
+        found = {k: x for k, x in vs[0].stats["invariants"].items() if k != "mining_seconds"}
+        return [(v.status, v.detail) for v in vs], vs[0].stats["induction_rlimit"], found
+
+    first = run()
+    z3bmc.check(SMALL["break-plot"], [BY_ID["stack-ordered"]], depth=1, timeout=600)
+    assert run() == first
