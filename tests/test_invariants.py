@@ -224,3 +224,23 @@ def test_a_check_does_not_depend_on_what_the_process_asked_z3_before() -> None:
     first = run()
     z3bmc.check(SMALL["break-plot"], [BY_ID["stack-ordered"]], depth=1, timeout=600)
     assert run() == first
+
+
+def test_no_base_case_no_proof(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A state property whose check on the initial states ends unknown has no base case: it
+    is reported unknown, never proved at k = 0 (nor assumed by the closure as a member)."""
+    from mtgcheck.checkers.result import PROVED, UNKNOWN
+    from mtgcheck.properties.catalogue import BY_ID
+
+    calls = {"n": 0}
+    real = z3.Solver.check
+
+    def check(self, *a):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        return z3.unknown if calls["n"] == 1 else real(self, *a)  # the first query: the initial states
+
+    monkeypatch.setattr(z3.Solver, "check", check)
+    props = [BY_ID["stack-ordered"], BY_ID["object-ids-fresh"]]
+    vs = z3bmc.check(RITES, props, depth=1, timeout=600)
+    assert [v.status for v in vs] == [UNKNOWN, PROVED], [v.summary() for v in vs]
+    assert "initial states" in vs[0].detail

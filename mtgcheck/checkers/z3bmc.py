@@ -468,8 +468,12 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
         if p.kind == "state":
             sol.push()
             sol.add(z3.Not(enc.state_term(p, un.states[0])))
-            if sol.check(*enables) == z3.sat:
+            res = sol.check(*enables)
+            if res == z3.sat:
                 status[p.id] = Verdict("z3", p.id, conf.name, VIOLATED, depth=0)
+            elif res != z3.unsat:  # no base case: induction may not prove it, nor rest on it
+                status[p.id] = Verdict("z3", p.id, conf.name, UNKNOWN,
+                                       f"solver: {sol.reason_unknown()} on the initial states", depth=0)
             sol.pop()
     for k in range(depth):
         remaining_time = deadline - time.monotonic()
