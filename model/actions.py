@@ -97,17 +97,25 @@ def gather(cfg: Config) -> Iterable[Transition]:
         yield from mod.transitions(cfg)
 
 
+def unknown_conditions(ids: Iterable[str]) -> str | None:
+    """What is wrong with condition ids a rule set switches off, or None: each must be a
+    declared guard condition (``GUARD_CONDITIONS``) or effect clause (``EFFECT_CLAUSES``).
+    The one check behind ``RuleSet.parse`` and :func:`catalogue`."""
+    unknown = sorted(set(ids) - GUARD_CONDITIONS - set(EFFECT_CLAUSES))
+    if not unknown:
+        return None
+    return (f"{', '.join(map(repr, unknown))} is no guard condition nor effect clause (expected one of: "
+            f"{', '.join(sorted(GUARD_CONDITIONS | set(EFFECT_CLAUSES)))})")
+
+
 @lru_cache(maxsize=64)
 def catalogue(cfg: Config) -> Catalogue:
     """Build (once per configuration) every transition, with disabled conditions dropped."""
     from .settle import settle
 
-    unknown = sorted(cfg.disabled - GUARD_CONDITIONS - set(EFFECT_CLAUSES))
+    unknown = unknown_conditions(cfg.disabled)
     if unknown:  # switching off what does not exist would check the reference rules unawares
-        raise UnknownConditionError(
-            f"rule set mutant-{'+'.join(sorted(cfg.disabled))}: {', '.join(map(repr, unknown))} is no guard "
-            "condition nor effect clause (see GUARD_CONDITIONS in model/vocabulary.py, EFFECT_CLAUSES in "
-            "model/config.py)")
+        raise UnknownConditionError(f"rule set mutant-{'+'.join(sorted(cfg.disabled))}: {unknown}")
     out = []
     for t in gather(cfg):
         conds = tuple(c for c in t.conds if c.id not in cfg.disabled)

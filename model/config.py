@@ -37,7 +37,7 @@ class PlaneSlot:
 
 #: Every effect clause a rule set may switch off (``Config.on``), with the rule it carries:
 #: ``mutant-ID`` names these or guard conditions (``Cond.id``), and a name that is neither
-#: is refused when the catalogue is built (:func:`.actions.catalogue`), not silently ignored.
+#: is refused (:func:`.actions.unknown_conditions`), not silently ignored.
 EFFECT_CLAUSES: dict[str, str] = {
     "casting.exile-mark-only-flashback": "702.34a",  # only a flashback cast is marked for exile
     "casting.x-zero-when-free": "107.3b",  # X is 0 when cast without paying the mana cost

@@ -48,7 +48,8 @@ class UsageError(MtgcheckError):
 
 
 class UnknownConditionError(UsageError):
-    """A rule set switches off a condition that the configuration does not have."""
+    """A rule set switches off a condition that is neither a declared guard condition nor an
+    effect clause."""
 
 
 class OutputError(MtgcheckError):

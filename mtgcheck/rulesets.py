@@ -83,14 +83,11 @@ class RuleSet:
                 return cls("mutant", rest)
             conds = rest.split("+")
             if all(c and "." in c and c.strip() == c for c in conds):
-                from mtgcheck.model.config import EFFECT_CLAUSES
-                from mtgcheck.model.vocabulary import GUARD_CONDITIONS
+                from mtgcheck.model.actions import unknown_conditions
 
-                unknown = [c for c in conds if c not in GUARD_CONDITIONS and c not in EFFECT_CLAUSES]
+                unknown = unknown_conditions(conds)
                 if unknown:
-                    raise RuleSetError(f"rule set {text!r}: {', '.join(map(repr, unknown))} is no guard condition "
-                                       "nor effect clause (expected one of: "
-                                       f"{', '.join(sorted(GUARD_CONDITIONS | set(EFFECT_CLAUSES)))})")
+                    raise RuleSetError(f"rule set {text!r}: {unknown}")
                 return cls("mutant", "+".join(sorted(set(conds))))
             raise RuleSetError(f"rule set {text!r}: no mutant {rest!r} (see `mtgcheck mutants`), and not "
                                "condition ids (each holds a dot)")

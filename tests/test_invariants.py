@@ -166,6 +166,7 @@ def test_a_candidate_may_rest_on_a_property_being_proved() -> None:
     assert joint.close([cand.name])
     assert "hyp:turn-positive" in joint.support[cand.name]
     assert {cand.name, "hyp:turn-positive"} <= joint.proven
+    assert joint.proven_candidates() == [cand]  # what a k >= 1 path assumes: no property among them
 
     wrong = z3bmc._Closure(enc, [cand], budget, [first])
     assert not wrong.close([cand.name])  # it rested on turn == 1, whose step case fails

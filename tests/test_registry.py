@@ -268,6 +268,9 @@ def test_every_effect_clause_is_declared_and_used() -> None:
     for path in Path(model_config.__file__).parent.glob("*.py"):
         used |= set(re.findall(r'\.on\("([^"]+)"\)', path.read_text()))
     assert used == set(model_config.EFFECT_CLAUSES)
+    from .test_cr_citations import _rules
+
+    assert not [cr for cr in model_config.EFFECT_CLAUSES.values() if cr not in _rules()]
     cfg, _ = build(BUILTIN[0].position)
     with pytest.raises(KeyError):
         cfg.on("zones.no-such-clause")

@@ -708,7 +708,13 @@ class _Closure:
                     self._drop(other)
         return None
 
+    def proven_candidates(self) -> list[Any]:
+        """The candidates proven inductive (the proven set also names the properties closed
+        with them, ``hyp:ID``, which are no candidates)."""
+        return [self.cands[n] for n in sorted(self.proven) if n in self.cands]
+
     def drop_property(self, p: Property) -> None:
+        """``p``'s own step case failed at k = 0: nothing may rest on it any more."""
         if f"hyp:{p.id}" in self.props:
             self._drop(f"hyp:{p.id}")
 
@@ -1015,7 +1021,7 @@ def _induction(enc: Encoding, props: Sequence[Property], reached: dict[str, int]
         else:
             path = _Path(enc, k)
             if closure is not None:
-                path.add_invariants([closure.cands[n] for n in sorted(closure.proven)], closure.proven)
+                path.add_invariants(closure.proven_candidates(), closure.proven)
         for f in done:
             path.assume(f)
         _prove_each(path, todo, budget, proved, done, closure if k == 0 else None)
