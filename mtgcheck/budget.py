@@ -34,6 +34,9 @@ class Options:
     rlimit: int | None = None  # Z3: resource limit of one induction query (None: the checker's default)
     hypothesis_slots: int = 1  # seed slots per configuration (--shards; mtgcheck.check_run's docstring)
     hypothesis_groups: int = 1  # property subsets per configuration
+    #: Z3: configuration name -> the invariant candidates an earlier run's proofs closed (the
+    #: manifest's ``invariants``, read with --manifest), tried first and checked again.
+    hints: dict[str, tuple[str, ...]] | None = None
 
 
 #: Seed slot i of a run seeded S uses the Hypothesis seed S + i * SEED_STRIDE: slot 0 is the

@@ -219,7 +219,8 @@ def verdict_json(v: Verdict, describe: Callable[[Any], str] | None = None) -> di
     return {"checker": v.checker, "property": v.property, "config": v.config, "status": v.status,
             "summary": v.summary(), "detail": v.detail, "depth": v.depth, "k": v.k,
             "trace": [describe(a) if describe else repr(a) for a in v.trace], "seconds": round(v.seconds, 3),
-            "stats": {k: x for k, x in v.stats.items() if k != "coverage"}}  # coverage: the report's own section
+            # coverage: the report's own section; the proofs' invariants: the manifest's
+            "stats": {k: x for k, x in v.stats.items() if k not in ("coverage", "proof_invariants")}}
 
 
 def configs_named(names: Sequence[str]) -> list[CheckConfig]:

@@ -146,7 +146,8 @@ def _interactive() -> bool:
               "that reaches its fixpoint proves each property for every reachable state of the position "
               "(cut by --timeout: holds to the depth reached).")
 @click.option("--manifest", "manifest_in", type=click.Path(dir_okay=False), default=None,
-              help="Compare with this manifest (manifest.json): exit 1 when a figure shrank.")
+              help="Compare with this manifest (manifest.json): exit 1 when a figure shrank. Z3 tries "
+                   "the invariants its proofs closed there first (and checks them again).")
 @click.option("--write-manifest", "manifest_out", type=click.Path(dir_okay=False), default=None,
               help="Write this run's figures as the manifest (run the default check for it).")
 @_guard
@@ -175,13 +176,14 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
     failed_writes: list[str] = []  # outputs that could not be written: exit 2 after the others
     prop_ids = cr.properties_named(props)
     confs = cr.configs_named(configs)
-    opts = cr.Options(depth=depth, timeout=timeout, seed=seed, examples=examples, rules=RuleSet.from_build(variant),
-                      strengthen=strengthen, exhaustive=exhaustive, export_dir=export_dir, hypothesis_slots=shards)
     from mtgcheck import coverage, manifest as mf
     from mtgcheck.executors import make_executor
 
     exempt = coverage.load_exempt()
     expected = mf.load(manifest_in) if manifest_in else None
+    opts = cr.Options(depth=depth, timeout=timeout, seed=seed, examples=examples, rules=RuleSet.from_build(variant),
+                      strengthen=strengthen, exhaustive=exhaustive, export_dir=export_dir, hypothesis_slots=shards,
+                      hints=mf.invariant_hints(expected) if expected else None)
 
     executor = make_executor(scheduler, jobs) if scheduler else None  # before any work: a bad address is exit 2
     click.echo(f"mtgcheck check: {len(prop_ids)} properties x {len(chosen)} checkers x {len(confs)} configurations"

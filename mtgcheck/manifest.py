@@ -3,7 +3,9 @@
 ``manifest.json`` (format ``mtgcheck.manifest/1``) records, per checker and configuration
 (a *unit*): the properties that hold (or are proved), the number of distinct states of the
 graph search, the properties Z3 proved with their induction depth k, and the rules the graph
-search and Hypothesis fired.  ``mtgcheck check --manifest FILE`` compares the run with it:
+search and Hypothesis fired, and the invariant candidates Z3's proofs closed (not a figure:
+the next run's hints, :func:`invariant_hints`).  ``mtgcheck check --manifest FILE`` compares
+the run with it:
 every figure that shrank (a property no longer holds or proved, a larger k, fewer states, a
 rule no longer fired) is one line and fails the check (exit 1); a figure that grew is a note
 that suggests ``--write-manifest FILE`` to record it.
@@ -103,6 +105,16 @@ def load(path: str | Path) -> dict:
         raise problems[0]
     assert isinstance(doc, dict)  # the schema says so
     return doc
+
+
+def invariant_hints(manifest: dict) -> dict[str, tuple[str, ...]]:
+    """Configuration -> the invariant candidates Z3's proofs closed in the recorded run.
+
+    Not a figure (never compared): a certificate to check.  The next run tries these first
+    and checks each again (z3bmc's ``hints``), which is cheaper than finding them; a stale
+    list costs time, never a verdict."""
+    return {config: tuple(u["invariants"]) for config, u in manifest["units"].get("z3", {}).items()
+            if "invariants" in u}
 
 
 # --- comparing --------------------------------------------------------------------------------

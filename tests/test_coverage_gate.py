@@ -261,3 +261,33 @@ def test_the_graph_search_fires_every_rule_but_the_exempt_ones() -> None:
     units = coverage.collect(v for c in BUILTIN for v in check_run.run_unit("graph", c, [HOLDING], check_run.Options()))
     cov = coverage.merge(units, ["graph"])
     assert set(coverage.load_exempt()) == {r for r in cov.rules if cov.fired(r) == 0}
+
+
+def test_z3_invariants_go_to_the_manifest_and_back_as_hints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The candidates Z3's proofs closed are a unit's ``invariants`` in the manifest (not in
+    the report's rows, where 22 verdicts would repeat them); ``--manifest`` hands them to the
+    next run's Z3 checker as hints for that configuration."""
+    from mtgcheck.checkers import z3bmc
+    from mtgcheck.checkers.result import PROVED, Verdict
+
+    names = ["zone[0] != 2", "oid[0] < next_oid"]
+    seen: list[tuple[str, tuple[str, ...]]] = []
+
+    def fake(conf, props, **kw):  # type: ignore[no-untyped-def]
+        seen.append((conf.name, tuple(kw["hints"])))
+        return [Verdict("z3", p.id, conf.name, PROVED, k=0, stats={"proof_invariants": names}) for p in props]
+
+    monkeypatch.setattr(z3bmc, "check", fake)
+    m = tmp_path / "manifest.json"
+    report = tmp_path / "report.json"
+    r = CliRunner().invoke(main, ["check", "--checker", "z3", "--config", "costs", "-j", "1", "--no-store",
+                                  "--property", HOLDING, "--write-manifest", str(m), "--json", str(report)],
+                           catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    assert mf.load(m)["units"]["z3"]["costs"]["invariants"] == sorted(names)
+    assert "proof_invariants" not in json.loads(report.read_text())["verdicts"][0]["stats"]
+    assert seen == [("costs", ())]
+    r = CliRunner().invoke(main, ["check", "--checker", "z3", "--config", "costs", "-j", "1", "--no-store",
+                                  "--property", HOLDING, "--manifest", str(m)], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    assert seen[1] == ("costs", tuple(sorted(names)))

@@ -245,3 +245,29 @@ def test_no_base_case_no_proof(monkeypatch) -> None:  # type: ignore[no-untyped-
     vs = z3bmc.check(RITES, props, depth=1, timeout=600)
     assert [v.status for v in vs] == [UNKNOWN, PROVED], [v.summary() for v in vs]
     assert "initial states" in vs[0].detail
+
+
+def test_hints_are_checked_not_trusted() -> None:
+    """The candidates a run's proofs closed (the manifest's ``invariants``), given to the next
+    run as hints: the same proofs with fewer consecution queries, since only the hinted
+    candidates are live at first.  Hints that name no mined candidate prove nothing by
+    themselves: the run falls back to the whole search, with the same verdicts."""
+    from mtgcheck.checkers.result import PROVED
+    from mtgcheck.properties.catalogue import BY_ID
+
+    props = [BY_ID["object-ids-fresh"], BY_ID["stack-ordered"], BY_ID["mandatory-additional-costs-paid"]]
+    full = z3bmc.check(RITES, props, depth=1, timeout=600)
+    names = full[0].stats["proof_invariants"]
+    assert [v.status for v in full] == [PROVED] * 3 and names
+    assert "names" not in full[0].stats["invariants"]  # shown once, not in every verdict's summary
+
+    hinted = z3bmc.check(RITES, props, depth=1, timeout=600, hints=names)
+    assert [v.status for v in hinted] == [PROVED] * 3
+    used = hinted[0].stats["invariants"]
+    assert used["hints_sufficed"] and used["live"] == len(names)
+    assert used["hints_queries"] < full[0].stats["invariants"]["consecution_queries"]
+    assert set(hinted[0].stats["proof_invariants"]) <= set(names)
+
+    stale = z3bmc.check(RITES, props, depth=1, timeout=600, hints=["zone[0] == 9"])
+    assert [(v.status, v.k) for v in stale] == [(v.status, v.k) for v in full]
+    assert stale[0].stats["invariants"]["hints_mined"] == 0 and not stale[0].stats["invariants"]["hints_sufficed"]

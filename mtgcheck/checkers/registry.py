@@ -160,7 +160,8 @@ class Z3Checker(BaseChecker):
         depth = budget.depth if budget.depth is not None else min(conf.depth, 3)
         return z3bmc.check(conf, props, depth=depth, timeout=budget.timeout, variant=rules.variant,
                            disabled=rules.disabled, strengthen=budget.strengthen, induction=budget.induction,
-                           rlimit=budget.rlimit, first_violation=budget.first_violation)
+                           rlimit=budget.rlimit, first_violation=budget.first_violation,
+                           hints=(budget.hints or {}).get(conf.name, ()))
 
     def figures(self, unit: dict[str, Any], v: Verdict) -> None:
         from mtgcheck.checkers.result import PROVED
@@ -168,6 +169,8 @@ class Z3Checker(BaseChecker):
         proved = unit.setdefault("proved", {})
         if v.status == PROVED:
             proved[v.property] = v.k or 0
+        if v.stats.get("proof_invariants"):  # the next run's hints (z3bmc.check's ``hints``)
+            unit["invariants"] = sorted(v.stats["proof_invariants"])
 
     def version(self) -> str | None:
         import z3
