@@ -104,8 +104,9 @@ class Combined:
             # Z3 proves by k-induction; the graph search by reaching its fixpoint.
             return f"proved (k={max(ks)})" if ks else "proved (every reachable state)"
         if self.status == HOLDS:
-            depth = min((x.depth or 0) for x in self.per_config if x.status in (HOLDS, PROVED))
-            return f"holds to depth {depth}"
+            # a proof covers every depth: the bound is the least of those that hold
+            depths = [x.depth or 0 for x in self.per_config if x.status == HOLDS]
+            return f"holds to depth {min(depths)}" if depths else "holds"
         if self.status == UNKNOWN and v is not None:
             return f"unknown ({v.detail})" if v.detail else "unknown"
         return self.status

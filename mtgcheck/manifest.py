@@ -113,7 +113,7 @@ def invariant_hints(manifest: dict) -> dict[str, tuple[str, ...]]:
     Not a figure (never compared): a certificate to check.  The next run tries these first
     and checks each again (z3bmc's ``hints``), which is cheaper than finding them; a stale
     list costs time, never a verdict."""
-    return {config: tuple(u["invariants"]) for config, u in manifest["units"].get("z3", {}).items()
+    return {config: tuple(u["invariants"]) for per in manifest["units"].values() for config, u in per.items()
             if "invariants" in u}
 
 

@@ -367,13 +367,20 @@ class Unroller:
         self.sels: list[list[Any]] = []
         self._fa, self._fb = flat(enc.a), flat(enc.b)
         self._fm = flat(enc.m) if enc.m is not None else []
+        self._pairs: dict[int, list[tuple[Any, Any]]] = {}
+        self._viol: dict[str, Any] = {}  # property -> its violation over (a, m, act, b)
 
     def sub(self, term: Any, k: int) -> Any:
-        pairs = list(zip(self._fa, flat(self.states[k]), strict=True)) + list(zip(self._fb, flat(self.states[k + 1]), strict=True))
-        if k < len(self.mids) and self._fm:
-            pairs += list(zip(self._fm, flat(self.mids[k]), strict=True))
-        if k < len(self.acts):
-            pairs.append((self.enc.act, self.acts[k]))
+        """``term`` over (a, m, act, b) as a term over step k's states and action."""
+        pairs = self._pairs.get(k)
+        if pairs is None:
+            pairs = list(zip(self._fa, flat(self.states[k]), strict=True)) + \
+                list(zip(self._fb, flat(self.states[k + 1]), strict=True))
+            if k < len(self.mids) and self._fm:
+                pairs += list(zip(self._fm, flat(self.mids[k]), strict=True))
+            if k < len(self.acts):
+                pairs.append((self.enc.act, self.acts[k]))
+                self._pairs[k] = pairs  # step k is complete: its pairs no longer change
         return z3.substitute(term, *pairs)
 
     def extend(self) -> int:
@@ -392,6 +399,11 @@ class Unroller:
         terms = self.enc.prop_terms(p)
         if p.kind == "state":
             return z3.Not(self.sub(terms[0], k))
+        if k < len(self.acts):  # one substitution of the whole disjunction, not one per transition
+            if p.id not in self._viol:
+                self._viol[p.id] = z3.Or([z3.And(self.enc.act == i, z3.Not(term)) for i, term in enumerate(terms)
+                                          if not z3.is_true(term)] or [z3.BoolVal(False)])
+            return self.sub(self._viol[p.id], k)
         return z3.Or([z3.And(sel, z3.Not(self.sub(term, k))) for sel, term in zip(self.sels[k], terms, strict=True)
                       if not z3.is_true(term)] or [z3.BoolVal(False)])
 
@@ -449,7 +461,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
     ``invariants``: strengthen induction with the invariants found on the configuration
     (mined from at most ``sample_cap`` reachable states, kept by Houdini); ``hints``: the
     names of the candidates an earlier run's proofs closed (the manifest's ``invariants``),
-    tried first (:func:`_induction`): checked, never trusted."""
+    tried first (:class:`_Induction`): checked, never trusted."""
     fresh_context()
     cfg, s0 = build(conf.position, variant=variant, disabled=disabled)
     enc = Encoding.build(cfg, s0)
@@ -478,80 +490,108 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
                 status[p.id] = Verdict("z3", p.id, conf.name, UNKNOWN,
                                        f"solver: {sol.reason_unknown()} on the initial states", depth=0)
             sol.pop()
-    for k in range(depth):
-        remaining_time = deadline - time.monotonic()
-        if remaining_time <= 0:
-            break
-        un.extend()
-        sol.set("timeout", max(1, int(remaining_time * 1000)))
-        r = sol.check(*enables)
-        if r == z3.unsat:
-            vacuous_relation = k == 0
-            for p in props:
-                reached[p.id] = max(reached[p.id], k)
-            break  # no run of length k+1: every deeper bound is the same
-        # One query per depth for all properties at once; narrow down only on a violation.
-        lits, viols = {}, {}
-        for p in props:
-            if p.id not in status:
-                lits[p.id] = z3.Bool(f"viol:{p.id}:{k}")
-                viols[p.id] = un.violation(p, k)
-                sol.add(z3.Implies(lits[p.id], viols[p.id]))
-        while lits:
+    runs: list[Any] = []  # runs[k]: whether a run of k+1 steps exists (z3.sat), once asked
+
+    def run_exists(k: int) -> Any:
+        """Unroll to k+1 steps and ask whether any run that long exists; if none, no deeper
+        bound differs, and at k = 0 the relation is vacuous."""
+        nonlocal vacuous_relation
+        while len(runs) <= k:
+            un.extend()
             sol.set("timeout", max(1, int((deadline - time.monotonic()) * 1000)))
-            any_lit = z3.Bool(f"any:{k}:{len(lits)}")
-            sol.add(z3.Implies(any_lit, z3.Or(list(lits.values()))))
-            res = sol.check(*enables, any_lit)
-            if res == z3.unsat:
-                for pid in lits:
-                    reached[pid] = k + 1
-                    # What the query just showed, kept: no run reaching step k breaks these
-                    # here (removes no run; the deeper queries need not rediscover it).
-                    sol.add(z3.Not(viols[pid]))
-                break
-            if res == z3.unknown:
-                for pid in lits:
-                    status[pid] = Verdict("z3", pid, conf.name, UNKNOWN, f"solver: {sol.reason_unknown()}", depth=k)
-                break
-            model = sol.model()
-            pid = next(q for q, lit in lits.items() if z3.is_true(model.eval(lit, model_completion=True)))
-            prop = next(q for q in props if q.id == pid)
-            trace = un.trace(model, k + 1)
-            start = state_from_model(cfg, model, un.states[0])
-            if not _replays(enc, prop, trace, start):
-                status[pid] = Verdict("z3", pid, conf.name, UNKNOWN, "the solver's counterexample does not replay "
-                                      "on the interpreter (an encoding bug)", trace=trace)
-            else:
-                status[pid] = Verdict("z3", pid, conf.name, VIOLATED, depth=k + 1, trace=trace)
-                from mtgcheck.model.observe import observe
+            runs.append(sol.check(*enables))
+            if runs[-1] == z3.unsat:
+                vacuous_relation = len(runs) == 1
+        return runs[k]
 
-                status[pid].stats["initial_state"] = observe(cfg, start)
-                from mtgcheck.model.setup import position_of_state
+    def bmc(todo: Sequence[Property]) -> None:
+        """BMC to ``depth`` for ``todo``: one query per depth for all of them at once,
+        narrowed down only on a violation."""
+        for k in range(depth):
+            if deadline - time.monotonic() <= 0:
+                break
+            r = run_exists(k)
+            if r == z3.unsat:
+                for p in todo:
+                    reached[p.id] = max(reached[p.id], k)
+                break  # no run of length k+1: every deeper bound is the same
+            lits, viols = {}, {}
+            for p in todo:
+                if p.id not in status:
+                    lits[p.id] = z3.Bool(f"viol:{p.id}:{k}")
+                    viols[p.id] = un.violation(p, k)
+                    sol.add(z3.Implies(lits[p.id], viols[p.id]))
+            while lits:
+                sol.set("timeout", max(1, int((deadline - time.monotonic()) * 1000)))
+                any_lit = z3.Bool(f"any:{k}:{len(lits)}")
+                sol.add(z3.Implies(any_lit, z3.Or(list(lits.values()))))
+                res = sol.check(*enables, any_lit)
+                if res == z3.unsat:
+                    for pid in lits:
+                        reached[pid] = k + 1
+                        # What the query just showed, kept: no run reaching step k breaks these
+                        # here (removes no run; the deeper queries need not rediscover it).
+                        sol.add(z3.Not(viols[pid]))
+                    break
+                if res == z3.unknown:
+                    for pid in lits:
+                        status[pid] = Verdict("z3", pid, conf.name, UNKNOWN, f"solver: {sol.reason_unknown()}",
+                                              depth=k)
+                    break
+                model = sol.model()
+                pid = next(q for q, lit in lits.items() if z3.is_true(model.eval(lit, model_completion=True)))
+                status[pid] = _violation(enc, conf, next(q for q in props if q.id == pid), model, un, k + 1)
+                del lits[pid]
+            if first_violation and any(v.status == VIOLATED for v in status.values()):
+                break
 
-                status[pid].stats["initial_position"] = position_of_state(cfg, conf.position, start)
-            del lits[pid]
-        if first_violation and any(v.status == VIOLATED for v in status.values()):
-            break
-    bmc_secs = time.monotonic() - t0
-    proofs: dict[str, Proof] = {}
     budget = Budget(RLIMIT if rlimit is None else rlimit, deadline)
-    found, inv_use = None, {}
+    found = None
     init_of = (lambda st: initial_placements(cfg, s0, st)) if symbolic_init else None
-    todo = [p for p in props if p.id not in status]
-    if induction and not vacuous_relation and todo and invariants and time.monotonic() < deadline:
-        found = find_invariants(enc, conf, init_of, budget, cap=sample_cap)
-    if induction and not vacuous_relation:
-        proofs, inv_use = _induction(enc, todo, reached, budget, init_of=init_of, strengthen=strengthen,
-                                     max_k=max_k, invariants=found.live if found and found.complete else (),
-                                     hints=hints)
+    ind: _Induction | None = None
+    bmc_seconds = time.monotonic() - t0  # the initial states' checks, then BMC's queries
+    if induction and not first_violation:
+        # Induction first: a property proved at k = 0 needs no BMC (its base case is the
+        # initial states, checked above); BMC then runs for the others, for their
+        # counterexamples and the base cases of k >= 1.  (``first_violation``, the mutants'
+        # kill matrix, wants the shortest violation at once: BMC first.)
+        tb = time.monotonic()
+        run_exists(0)
+        bmc_seconds += time.monotonic() - tb
+        todo = [p for p in props if p.id not in status]
+        if not vacuous_relation and todo:
+            if invariants and time.monotonic() < deadline:
+                found = find_invariants(enc, conf, init_of, budget, cap=sample_cap)
+            ind = _Induction(enc, todo, budget, init_of=init_of, strengthen=strengthen,
+                             invariants=found.live if found and found.complete else (), hints=hints)
+            ind.run(reached, range(1))
+        tb = time.monotonic()
+        bmc([p for p in props if ind is None or p.id not in ind.proved])
+        bmc_seconds += time.monotonic() - tb
+        if ind is not None:
+            ind.run(reached, range(1, max_k + 1))
+    else:
+        tb = time.monotonic()
+        bmc(props)
+        bmc_seconds += time.monotonic() - tb
+        todo = [p for p in props if p.id not in status]
+        if induction and not vacuous_relation and todo:
+            if invariants and time.monotonic() < deadline:
+                found = find_invariants(enc, conf, init_of, budget, cap=sample_cap)
+            ind = _Induction(enc, todo, budget, init_of=init_of, strengthen=strengthen,
+                             invariants=found.live if found and found.complete else (), hints=hints)
+            ind.run(reached, range(max_k + 1))
+    proofs = ind.proved if ind is not None else {}
+    inv_use = ind.summary() if ind is not None else {}
     out = []
     for p in props:
         if p.id in status:
             v = status[p.id]
         elif p.id in proofs:
             pr = proofs[p.id]
+            # depth: what BMC reached, if it ran for it (a proof at k = 0 needs no BMC)
             v = Verdict("z3", p.id, conf.name, PROVED, "rests on " + ", ".join(pr.core) if pr.core else "", k=pr.k,
-                        depth=reached[p.id])
+                        depth=reached[p.id] or None)
         elif budget.cut:
             v = Verdict("z3", p.id, conf.name, UNKNOWN, "time ran out during induction", depth=reached[p.id])
         elif vacuous_relation:
@@ -562,7 +602,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
                         depth=reached[p.id])
         else:
             v = Verdict("z3", p.id, conf.name, HOLDS, "BMC", depth=reached[p.id])
-        v.seconds = bmc_secs
+        v.seconds = bmc_seconds
         v.stats.update(build_seconds=round(enc.build_seconds, 2), transitions=len(enc.actions),
                        initial="every placement" if symbolic_init else "the configuration's position",
                        **budget.summary())
@@ -587,6 +627,24 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
             v.stats["proof_invariants"] = inv_use.get("names", [])
         out.append(v)
     return out
+
+
+def _violation(enc: Encoding, conf: CheckConfig, prop: Property, model: z3.ModelRef, un: Unroller,
+               steps: int) -> Verdict:
+    """The verdict of a BMC model that breaks ``prop`` within ``steps``: violated, with the
+    trace and its initial state, once the trace replays on the interpreter."""
+    from mtgcheck.model.observe import observe
+    from mtgcheck.model.setup import position_of_state
+
+    trace = un.trace(model, steps)
+    start = state_from_model(enc.cfg, model, un.states[0])
+    if not _replays(enc, prop, trace, start):
+        return Verdict("z3", prop.id, conf.name, UNKNOWN, "the solver's counterexample does not replay "
+                       "on the interpreter (an encoding bug)", trace=trace)
+    v = Verdict("z3", prop.id, conf.name, VIOLATED, depth=steps, trace=trace)
+    v.stats["initial_state"] = observe(enc.cfg, start)
+    v.stats["initial_position"] = position_of_state(enc.cfg, conf.position, start)
+    return v
 
 
 def placements(cfg: Config, s0: State, n: int, seed: int = 0) -> list[State]:
@@ -1002,73 +1060,98 @@ def _houdini(path: _Path, cands: list[Property], budget: Budget, rounds: int) ->
     return [], []
 
 
-def _induction(enc: Encoding, props: Sequence[Property], reached: dict[str, int], budget: Budget,
-               init_of: Any = None, strengthen: bool = False, max_k: int = MAX_K,
-               invariants: Sequence[Any] = (), hints: Collection[str] = ()) -> tuple[dict[str, Proof], dict[str, Any]]:
+class _Induction:
     """k-induction, smallest k first, one property at a time; a proved property is assumed
     (on every state and step) by every later attempt, at every k.
 
-    k is tried only up to the depth BMC reached for the property (the base case).  At k = 0
-    the step case may assume the invariant candidates (``invariants``, true in every initial
-    state); a proof counts only once the candidates its core names are closed into an
-    inductive set (:class:`_Closure`), and is retried without any candidate found not to be.
-    At k >= 1 the candidates proven so far are assumed.  Opt-in (``strengthen``), after
-    k = 0: the hand-written lemmas true initially whose Houdini fixpoint is inductive are
-    proved, assumed like properties, and k = 0 is tried again.  Every query has the same
-    resource limit; one stopped by the wall clock proves nothing (``budget.cut``).
+    k is tried only up to the depth BMC reached for the property (the base case; k = 0 needs
+    only the initial states).  At k = 0 the step case may assume the invariant candidates
+    (``invariants``, true in every initial state); a proof counts only once the candidates
+    its core names are closed into an inductive set (:class:`_Closure`), and is retried
+    without any candidate found not to be.  At k >= 1 the candidates proven so far are
+    assumed.  Opt-in (``strengthen``), after k = 0: the hand-written lemmas true initially
+    whose Houdini fixpoint is inductive are proved, assumed like properties, and k = 0 is
+    tried again.  Every query has the same resource limit; one stopped by the wall clock
+    proves nothing (``budget.cut``).
 
     ``hints`` (candidate names): k = 0 is first tried with only these candidates live.
     Checking a set that closes is one query per member, where finding it drops the others
-    one counterexample at a time (2.4x fewer queries on ``flashback``).  What that proves
-    stands (its sets were closed); if a property is left, k = 0 is tried again with every
-    candidate, the ones proven so far kept, since a candidate dropped under the hints alone
-    may be inductive with the others.
+    one counterexample at a time (531 queries against 364 on ``flashback``, 157 s against
+    45 s).  What that proves stands (its sets were closed); if a property is left, k = 0 is
+    tried again with every candidate, the ones proven so far kept, since a candidate
+    dropped under the hints alone may be inductive with the others.
 
-    Returns the proofs and a summary of the invariants' use."""
-    proved: dict[str, Proof] = {}
-    done: list[Property] = []
-    hinted: dict[str, Any] = {}
-    carried: list[str] = []
-    if invariants and hints:
-        given = [c for c in invariants if c.name in set(hints)]
-        first = _Closure(enc, given, budget, props)
-        _prove_each(first.path, props, budget, proved, done, first)
-        carried = [c.name for c in first.proven_candidates()]
-        hinted = {"hints": len(set(hints)), "hints_mined": len(given), "hints_queries": first.queries,
-                  "hints_sufficed": len(proved) == len(props)}
-    left = [p for p in props if p.id not in proved]
-    closure = None
-    if invariants and (not hints or left):
-        closure = _Closure(enc, invariants, budget, left, proven=carried)
-        for f in done:
-            closure.path.assume(f)
-    elif invariants:
-        closure = first
-    ctis: dict[str, tuple[State, Action]] = {}
-    for k in range(max_k + 1):
-        todo = [p for p in props if p.id not in proved and reached[p.id] >= k]
-        if not todo or budget.cut:
-            break
-        if k == 0 and closure is not None:
-            path = closure.path
-        else:
-            path = _Path(enc, k)
-            if closure is not None:
-                path.add_invariants(closure.proven_candidates(), closure.proven)
-            for f in done:
+    :meth:`run` may be called for k = 0, then again for k >= 1 once BMC has run."""
+
+    def __init__(self, enc: Encoding, props: Sequence[Property], budget: Budget, *, init_of: Any = None,
+                 strengthen: bool = False, invariants: Sequence[Any] = (), hints: Collection[str] = ()) -> None:
+        self.enc, self.props, self.budget = enc, props, budget
+        self.init_of, self.strengthen = init_of, strengthen
+        self.invariants, self.hints = invariants, hints
+        self.proved: dict[str, Proof] = {}
+        self.done: list[Property] = []
+        self.closure: _Closure | None = None
+        self.ctis: dict[str, tuple[State, Action]] = {}
+        self.hinted: dict[str, Any] = {}
+
+    def run(self, reached: dict[str, int], ks: range) -> None:
+        for k in ks:
+            todo = [p for p in self.props if p.id not in self.proved and reached[p.id] >= k]
+            if not todo or self.budget.cut:
+                break
+            if k == 0:
+                self._k0(todo)
+                continue
+            path = _Path(self.enc, k)
+            if self.closure is not None:
+                path.add_invariants(self.closure.proven_candidates(), self.closure.proven)
+            for f in self.done:
                 path.assume(f)
-        _prove_each(path, todo, budget, proved, done, closure if k == 0 else None)
-        if k == 0:
-            ctis.update(path.ctis)
-        if k == 0 and strengthen and not budget.cut:
-            for lemma in _strengthen(enc, path, init_of, budget):
-                done.append(lemma)
+            _prove_each(path, todo, self.budget, self.proved, self.done)
+
+    def _k0(self, todo: list[Property]) -> None:
+        enc, budget = self.enc, self.budget
+        carried: list[str] = []
+        if self.invariants and self.hints:
+            names = set(self.hints)
+            given = [c for c in self.invariants if c.name in names]
+            self.closure = _Closure(enc, given, budget, todo)
+            _prove_each(self.closure.path, todo, budget, self.proved, self.done, self.closure)
+            todo = [p for p in todo if p.id not in self.proved]
+            self.hinted = {"hints": len(names), "hints_mined": len(given), "hints_queries": self.closure.queries,
+                           "hints_sufficed": not todo}
+            if not todo:
+                return
+            carried = [c.name for c in self.closure.proven_candidates()]
+        if self.invariants:
+            self.closure = _Closure(enc, self.invariants, budget, todo, proven=carried)
+            path = self.closure.path
+        else:
+            path = _Path(enc, 0)
+        for f in self.done:
+            path.assume(f)
+        _prove_each(path, todo, budget, self.proved, self.done, self.closure)
+        self.ctis.update(path.ctis)
+        if self.strengthen and not budget.cut:
+            for lemma in _strengthen(enc, path, self.init_of, budget):
+                self.done.append(lemma)
                 path.assume(lemma)
-            _prove_each(path, [p for p in todo if p.id not in proved], budget, proved, done,
-                        closure if k == 0 else None)
-    summary = {**(closure.summary() if closure is not None else {}), **hinted}
-    summary["ctis"] = {pid: cti for pid, cti in ctis.items() if pid not in proved}
-    return proved, summary
+            _prove_each(path, [p for p in todo if p.id not in self.proved], budget, self.proved, self.done,
+                        self.closure)
+
+    def summary(self) -> dict[str, Any]:
+        """The invariants' use (and ``ctis``: the step case's counterexample of each property
+        left unproved at k = 0)."""
+        return {**(self.closure.summary() if self.closure is not None else {}), **self.hinted,
+                "ctis": {pid: cti for pid, cti in self.ctis.items() if pid not in self.proved}}
+
+
+def _induction(enc: Encoding, props: Sequence[Property], reached: dict[str, int], budget: Budget,
+               max_k: int = MAX_K, **kw: Any) -> tuple[dict[str, Proof], dict[str, Any]]:
+    """:class:`_Induction` for k = 0..max_k at once: the proofs and the invariants' use."""
+    ind = _Induction(enc, props, budget, **kw)
+    ind.run(reached, range(max_k + 1))
+    return ind.proved, ind.summary()
 
 
 def _prove_each(path: _Path, todo: Sequence[Property], budget: Budget, proved: dict[str, Proof],
