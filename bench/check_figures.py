@@ -13,7 +13,7 @@ kill each mutant (as ``mtgcheck mutants --checker z3`` runs it) and the median; 
 search and Hypothesis figures.
 
     python bench/check_figures.py [--bmc-budget 60] [--seed 0] [--proofs] [--mutants] [--whole] [--z3-only]
-        [--config NAME]
+        [--config NAME] [--manifest manifest.json]
 """
 
 from __future__ import annotations
@@ -35,22 +35,34 @@ def bmc_depth_in(conf, budget: float) -> tuple[int, float]:  # type: ignore[no-u
     return min(v.depth or 0 for v in vs), vs[0].stats.get("build_seconds", 0.0)
 
 
-def print_proofs(confs) -> None:  # type: ignore[no-untyped-def]
-    """Z3's proofs as ``mtgcheck check`` makes them: the k of each, and what induction cost."""
+def print_proofs(confs, manifest: str | None) -> None:  # type: ignore[no-untyped-def]
+    """Z3's proofs as ``mtgcheck check`` makes them: the k of each, and what induction cost;
+    from scratch, and (``--manifest FILE``) then with that manifest's invariants as hints, as
+    ``mtgcheck check --manifest FILE`` makes them."""
+    from mtgcheck import manifest as mf
+
+    hints = mf.invariant_hints(mf.load(manifest)) if manifest else {}
     for conf in confs:
-        t0 = time.monotonic()
-        vs = z3bmc.check(conf, PROPERTIES, depth=min(conf.depth, 3), timeout=1800)
-        ks = [f"{v.property}(k={v.k})" for v in vs if v.status == "proved"]
-        st = vs[0].stats
-        inv = st.get("invariants", {})
-        print(f"{conf.name}: {len(ks)}/{len(vs)} proved in {time.monotonic() - t0:.0f} s (build {st['build_seconds']:.1f} s, "
-              f"BMC {vs[0].seconds:.0f} s, induction {st['induction_rlimit'] / 1e6:.0f}M rlimit in "
-              f"{st['induction_seconds']:.0f} s; invariants: {inv.get('mined', 0)} mined from "
-              f"{inv.get('sample_states', 0)} states, {inv.get('initially_true', 0)} initially true, "
-              f"{inv.get('proven', 0)} proven inductive, {inv.get('dropped', 0)} dropped): {' '.join(ks)}", flush=True)
-        for v in vs:
-            if v.status != "proved":
-                print(f"    not proved: {v.property}: {v.summary()}", flush=True)
+        for given in ((), *([hints[conf.name]] if conf.name in hints else [])):
+            _print_proof(conf, given)
+
+
+def _print_proof(conf, hints) -> None:  # type: ignore[no-untyped-def]
+    t0 = time.monotonic()
+    vs = z3bmc.check(conf, PROPERTIES, depth=min(conf.depth, 3), timeout=1800, hints=hints)
+    ks = [f"{v.property}(k={v.k})" for v in vs if v.status == "proved"]
+    st = vs[0].stats
+    inv = st.get("invariants", {})
+    how = f"with {len(hints)} hints ({'enough' if inv.get('hints_sufficed') else 'not enough'})" if hints \
+        else "from scratch"
+    print(f"{conf.name} {how}: {len(ks)}/{len(vs)} proved in {time.monotonic() - t0:.0f} s (build {st['build_seconds']:.1f} s, "
+          f"BMC {vs[0].seconds:.0f} s, induction {st['induction_rlimit'] / 1e6:.0f}M rlimit in "
+          f"{st['induction_seconds']:.0f} s; invariants: {inv.get('mined', 0)} mined from "
+          f"{inv.get('sample_states', 0)} states, {inv.get('initially_true', 0)} initially true, "
+          f"{inv.get('proven', 0)} proven inductive, {inv.get('dropped', 0)} dropped): {' '.join(ks)}", flush=True)
+    for v in vs:
+        if v.status != "proved":
+            print(f"    not proved: {v.property}: {v.summary()}", flush=True)
 
 
 def print_mutants(timeout: float, seed: int) -> None:
@@ -78,6 +90,7 @@ def main() -> None:
     ap.add_argument("--whole", action="store_true")
     ap.add_argument("--z3-only", action="store_true")
     ap.add_argument("--config", action="append", default=[])
+    ap.add_argument("--manifest", default=None, help="--proofs: also with this manifest's invariants as hints")
     args = ap.parse_args()
     confs = configs_named(args.config) if args.config else list(BUILTIN)
     print(f"seed {args.seed}; BMC budget {args.bmc_budget:.0f} s per configuration")
@@ -115,7 +128,7 @@ def main() -> None:
                   flush=True)
     if args.proofs:
         print()
-        print_proofs(confs)
+        print_proofs(confs, args.manifest)
     if args.mutants:
         print()
         print_mutants(timeout=300.0, seed=args.seed)

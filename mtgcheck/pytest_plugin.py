@@ -66,6 +66,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="Check a named rule variant instead of the default rules.")
     group.addoption("--mtgcheck-store", default=None, metavar="DIR",
                     help="Stored counterexamples to replay (default: counterexamples/ in the current folder).")
+    group.addoption("--mtgcheck-manifest", default=None, metavar="FILE",
+                    help="Z3 tries the invariants this manifest's proofs closed first, and checks them "
+                         "again (as mtgcheck check --manifest; nothing is compared).")
     group.addoption("--mtgcheck-cache", default=None, metavar="DIR",
                     help="Keep the units' verdicts here (default: a temporary folder removed at the end).")
 
@@ -126,8 +129,18 @@ def selection(config: pytest.Config) -> Selection:
     store = get("mtgcheck_store")
     if store is not None and not (config.invocation_params.dir / store).is_dir():
         raise pytest.UsageError(f"--mtgcheck-store: no folder {store!r}")
-    opts = cr.Options(depth=depth, timeout=timeout, seed=get("mtgcheck_seed"), rules=RuleSet.from_build(variant))
     here = config.invocation_params.dir  # as `mtgcheck replay`: relative to the current folder
+    hints = None
+    if get("mtgcheck_manifest") is not None:
+        from mtgcheck import manifest as mf
+        from mtgcheck.errors import FormatError
+
+        try:
+            hints = mf.invariant_hints(mf.load(here / get("mtgcheck_manifest")))
+        except FormatError as exc:
+            raise pytest.UsageError(f"--mtgcheck-manifest: {exc}") from None
+    opts = cr.Options(depth=depth, timeout=timeout, seed=get("mtgcheck_seed"), rules=RuleSet.from_build(variant),
+                      hints=hints)
     return Selection(checkers, props, confs, opts, here / (store or "counterexamples"))
 
 

@@ -105,6 +105,7 @@ def test_subsets_are_collected(pytester: pytest.Pytester) -> None:
     ("--mtgcheck-checker", "nope", "--mtgcheck-checker: expected one of z3, graph, hypothesis"),
     ("--mtgcheck-depth", "99", "--mtgcheck-depth: expected 0 to 50"),
     ("--mtgcheck-store", "nowhere", "--mtgcheck-store: no folder"),
+    ("--mtgcheck-manifest", "nowhere.json", "nowhere.json: (file): expected an existing manifest"),
 ])
 def test_bad_options_are_one_line(pytester: pytest.Pytester, option: str, value: str, says: str) -> None:
     r = pytester.runpytest_inprocess("--mtgcheck", f"{option}={value}")
@@ -273,7 +274,7 @@ def test_full_matrix_agrees_with_mtgcheck_check(pytester: pytest.Pytester) -> No
         report = json.loads((pytester.path / "check.json").read_text())
         check_exit = check.returncode
     r = pytester.runpytest_subprocess("--mtgcheck", "-n", "2", "--dist", "worksteal", "--junitxml=out.xml",
-                                      f"--mtgcheck-timeout={UNHURRIED}",
+                                      f"--mtgcheck-timeout={UNHURRIED}", f"--mtgcheck-manifest={ROOT / 'manifest.json'}",
                                       f"--mtgcheck-store={_store_copy(pytester.path)}")
     from mtgcheck.pytest_plugin import verdict_of
 
