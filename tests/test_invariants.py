@@ -259,6 +259,7 @@ def test_hints_are_checked_not_trusted() -> None:
     full = z3bmc.check(RITES, props, depth=1, timeout=600)
     names = full[0].stats["proof_invariants"]
     assert [v.status for v in full] == [PROVED] * 3 and names
+    assert [v.depth for v in full] == [None] * 3  # proved at k = 0, before BMC: BMC never ran for them
     assert "names" not in full[0].stats["invariants"]  # shown once, not in every verdict's summary
 
     hinted = z3bmc.check(RITES, props, depth=1, timeout=600, hints=names)
@@ -271,3 +272,14 @@ def test_hints_are_checked_not_trusted() -> None:
     stale = z3bmc.check(RITES, props, depth=1, timeout=600, hints=["zone[0] == 9"])
     assert [(v.status, v.k) for v in stale] == [(v.status, v.k) for v in full]
     assert stale[0].stats["invariants"]["hints_mined"] == 0 and not stale[0].stats["invariants"]["hints_sufficed"]
+
+
+def test_bmc_runs_for_what_k0_leaves() -> None:
+    """k = 0 comes first; BMC runs, to the depth asked, for the properties it leaves, and gives
+    k = 1 its base case (here without the invariants, so that k = 0 leaves all three)."""
+    from mtgcheck.checkers.result import HOLDS, PROVED
+    from mtgcheck.properties.catalogue import BY_ID
+
+    props = [BY_ID["object-ids-fresh"], BY_ID["mandatory-additional-costs-paid"], BY_ID["stack-ordered"]]
+    vs = z3bmc.check(RITES, props, depth=2, timeout=600, invariants=False)
+    assert [(v.status, v.k, v.depth) for v in vs] == [(HOLDS, None, 2), (PROVED, 1, 2), (HOLDS, None, 2)]
