@@ -546,9 +546,19 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
                 break
 
     budget = Budget(RLIMIT if rlimit is None else rlimit, deadline)
-    found = None
+    found: Any = None
     init_of = (lambda st: initial_placements(cfg, s0, st)) if symbolic_init else None
-    ind: _Induction | None = None
+    def start_induction() -> _Induction | None:
+        """The induction of the properties not decided yet, with the invariants found."""
+        nonlocal found
+        todo = [p for p in props if p.id not in status]
+        if not induction or vacuous_relation or not todo:
+            return None
+        if invariants and time.monotonic() < deadline:
+            found = find_invariants(enc, conf, init_of, budget, cap=sample_cap)
+        return _Induction(enc, todo, budget, init_of=init_of, strengthen=strengthen,
+                          invariants=found.live if found and found.complete else (), hints=hints)
+
     bmc_seconds = time.monotonic() - t0  # the initial states' checks, then BMC's queries
     if induction and not first_violation:
         # Induction first: a property proved at k = 0 needs no BMC (its base case is the
@@ -558,12 +568,8 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
         tb = time.monotonic()
         run_exists(0)
         bmc_seconds += time.monotonic() - tb
-        todo = [p for p in props if p.id not in status]
-        if not vacuous_relation and todo:
-            if invariants and time.monotonic() < deadline:
-                found = find_invariants(enc, conf, init_of, budget, cap=sample_cap)
-            ind = _Induction(enc, todo, budget, init_of=init_of, strengthen=strengthen,
-                             invariants=found.live if found and found.complete else (), hints=hints)
+        ind = start_induction()
+        if ind is not None:
             ind.run(reached, range(1))
         tb = time.monotonic()
         bmc([p for p in props if ind is None or p.id not in ind.proved])
@@ -574,12 +580,8 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
         tb = time.monotonic()
         bmc(props)
         bmc_seconds += time.monotonic() - tb
-        todo = [p for p in props if p.id not in status]
-        if induction and not vacuous_relation and todo:
-            if invariants and time.monotonic() < deadline:
-                found = find_invariants(enc, conf, init_of, budget, cap=sample_cap)
-            ind = _Induction(enc, todo, budget, init_of=init_of, strengthen=strengthen,
-                             invariants=found.live if found and found.complete else (), hints=hints)
+        ind = start_induction()
+        if ind is not None:
             ind.run(reached, range(max_k + 1))
     proofs = ind.proved if ind is not None else {}
     inv_use = ind.summary() if ind is not None else {}
