@@ -15,7 +15,7 @@ from importlib import resources
 from typing import Any, Iterator
 
 from .errors import FormatError, UnknownCardError
-from .formats import schema_problems, shown_value
+from .formats import checked, shown_value
 
 from .mana import ManaCost, parse_card_cost, parse_mana_cost
 
@@ -204,13 +204,11 @@ SCHEMA = "cards-1"
 def pool_from_document(doc: Any) -> tuple[dict[str, CardDef], dict[str, PlaneDef]]:
     """Validate a whole ``mtgcheck.cards/1`` document and index it by name.
 
-    First against the format's schema (:func:`mtgcheck.model.formats.schema_problems`: the
+    First against the format's schema (:func:`mtgcheck.model.formats.checked`: the
     same words as every format), then what a schema cannot say: a cost that parses, two
     named faces for a split cost, no name twice.
     """
-    problems = schema_problems(doc, POOL_FILE, "", schema=SCHEMA, what="a card pool")
-    if problems:
-        raise problems[0]
+    doc = checked(doc, POOL_FILE, "", schema=SCHEMA, what="a card pool")
     if not isinstance(doc, dict) or doc.get("format") != "mtgcheck.cards/1":
         raise FormatError(POOL_FILE, "format", "'mtgcheck.cards/1'", _got(doc.get("format") if isinstance(doc, dict) else doc))
     cards: dict[str, CardDef] = {}

@@ -41,6 +41,7 @@ __all__ = [
     "describe",
     "field_path",
     "load_schema",
+    "checked",
     "normalized",
     "schema",
     "schema_file",
@@ -173,6 +174,17 @@ def shown_value(value: object) -> object:
     if isinstance(value, dict):
         return Said("an object")
     return Said(f"a Python {type(value).__name__}")
+
+
+def checked(doc: object, shown: str, prefix: str = "", *, schema: str, what: str,
+            definition: str | None = None, skip: Sequence[str] = ()) -> Any:
+    """The document once its schema holds (else its first problem is raised), with integral
+    floats made ints: every reader of a format then gets ``2.0`` as the ``2`` the schema
+    accepted as an integer, instead of refusing it in a check of its own, or keeping a float."""
+    problems = schema_problems(doc, shown, prefix, schema=schema, definition=definition, what=what, skip=skip)
+    if problems:
+        raise problems[0]
+    return normalized(doc)
 
 
 def normalized(value: object) -> object:

@@ -100,9 +100,7 @@ def load(path: str | Path) -> dict:
         if exc.field == "(file)" and exc.got == "no such file":
             raise FormatError(exc.file, "(file)", "an existing manifest (write one with --write-manifest)") from None
         raise
-    problems = formats.schema_problems(doc, jsonread.display(name), "", schema=SCHEMA, what="a manifest")
-    if problems:
-        raise problems[0]
+    doc = formats.checked(doc, jsonread.display(name), "", schema=SCHEMA, what="a manifest")
     assert isinstance(doc, dict)  # the schema says so
     return doc
 

@@ -23,7 +23,7 @@ from mtgcheck.model.setup import Position, build
 from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
 from mtgcheck.rulesets import RuleSet
 from mtgcheck.errors import display
-from mtgcheck.formats import Said, field_path, schema_problems, shown_value
+from mtgcheck.formats import Said, checked, field_path, shown_value
 from mtgcheck.scenario_format import Scenario, parse_scenario
 from mtgcheck.scenario_run import position_of, to_action
 from mtgcheck.scenario_write import scenario_from_trace
@@ -86,10 +86,9 @@ def from_doc(doc: object, path: str) -> Counterexample:
     """
     p = path
     shown = display(p)
-    problems = schema_problems(doc, shown, "", schema=SCHEMA, what="a counterexample", skip=("scenario",))
-    if problems:
-        raise problems[0]
-    if not isinstance(doc, dict):
+    raw = doc  # as stored: what its hash covers
+    doc = checked(doc, shown, "", schema=SCHEMA, what="a counterexample", skip=("scenario",))
+    if not isinstance(doc, dict) or not isinstance(raw, dict):
         raise FormatError(shown, "(root)", "a JSON object", type(doc).__name__)
     if doc.get("format") != FORMAT:
         raise FormatError(shown, "format", repr(FORMAT), shown_value(doc.get("format")))
@@ -130,12 +129,12 @@ def from_doc(doc: object, path: str) -> Counterexample:
             for key, n in counts.items()):
         raise FormatError(shown, "minimized_from", "an object of counts (actions, cards, players: integers >= 0)",
                           shown_value(counts))
-    if doc.get("hash") != content_hash(doc):
+    if raw.get("hash") != content_hash(raw):
         raise FormatError(shown, "hash", "the SHA-256 of the content (the file was changed after it was stored)",
-                          shown_value(doc.get("hash")))
-    sc = parse_scenario(doc.get("scenario"), source=p, known_cards=pool.card_names(),
+                          shown_value(raw.get("hash")))
+    sc = parse_scenario(raw.get("scenario"), source=p, known_cards=pool.card_names(),
                         known_planes=pool.plane_names(), known_variants=tuple(VARIANTS), prefix="scenario")
-    return Counterexample(p, doc["violates"], doc["found_by"], target, seed, sc, doc)
+    return Counterexample(p, doc["violates"], doc["found_by"], target, seed, sc, raw)
 
 
 _DIVERGENCE_KEYS = {"kind": str, "step": int, "field": str, "rule": str, "why": str}

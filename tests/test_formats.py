@@ -144,6 +144,29 @@ def test_a_valid_document_of_each_reader_is_read(tmp_path: Path) -> None:
     support_of({"cards": ["Forest"], "observe": ["zones"]})
 
 
+def test_every_reader_takes_an_integral_float_as_the_integer_the_schema_accepted(tmp_path: Path) -> None:
+    """JSON Schema counts 2.0 as an integer; each reader then reads it as 2 (one helper,
+    ``formats.checked``), not as a float kept, nor refused by a check of its own."""
+    sc = load_scenario(_write(tmp_path, {**_scenario_doc(), "setup": {**_scenario_doc()["setup"], "turn": 1.0}}),
+                       known_cards=cards.card_names(), known_planes=cards.plane_names())
+    assert type(sc.setup.turn) is int
+    conf = parse_config({**_config_doc(), "max_turn": 2.0}, "s.json")
+    assert type(conf.max_turn) is int
+    doc = {k: v for k, v in _counterexample_doc().items() if k != "hash"}
+    doc["seed"] = 7.0
+    ce = from_doc({**doc, "hash": content_hash(doc)}, "s.json")  # the hash covers the file as stored
+    assert type(ce.seed) is int and ce.seed == 7
+    m = manifest.load(_write(tmp_path, {**_manifest_doc(), "units": {"graph": {"c": {"holds": [], "states": 5.0}}}}))
+    assert type(m["units"]["graph"]["c"]["states"]) is int
+    assert support_of({"cards": ["Forest"], "max_x": 2.0}).max_x == 2
+
+
+def _write(tmp: Path, doc: Any) -> Path:
+    path = tmp / "s.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
 def test_references_and_player_wording_work_in_any_schema() -> None:
     protocol = formats.schema("engine-protocol-1")
     assert formats.describe(protocol["$defs"]["player"], root=protocol) == "a player index (an integer >= 0)"

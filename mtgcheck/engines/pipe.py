@@ -41,10 +41,11 @@ def support_of(doc: object) -> Support:
     it costs nothing; the replies of the game loop keep the checks below (see
     docs/engine-protocol.md, "Errors").
     """
-    problems = formats.schema_problems(doc, "hello reply", "supports", schema=PROTOCOL_SCHEMA,
-                                       definition="supports", what="a supports object")
-    if problems:
-        raise EngineError("protocol", str(problems[0]))
+    try:
+        doc = formats.checked(doc, "hello reply", "supports", schema=PROTOCOL_SCHEMA, definition="supports",
+                              what="a supports object")
+    except FormatError as exc:
+        raise EngineError("protocol", str(exc)) from None
     if not isinstance(doc, dict):
         raise EngineError("protocol", f"hello reply: supports: expected an object, got {doc!r:.60}")
     players = doc.get("players", [2])
