@@ -241,8 +241,7 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
 
                 try:
                     path, new = store(store_dir, minimize(from_verdict(v, positions[v.config], seed=seed,
-                                                                       variant=opts.rules.variant,
-                                                                       disabled=opts.rules.disabled)))
+                                                                       rules=opts.rules)))
                 except OutputError as exc:  # the reports are still written, then exit 2
                     failed_writes.append(str(exc))
                     break

@@ -15,7 +15,7 @@ from typing import Any, Callable
 from mtgcheck.errors import MtgcheckError
 from mtgcheck.model import cards as pool
 from mtgcheck.model.config import VARIANTS
-from mtgcheck.replay import Counterexample, replay, rules_of
+from mtgcheck.replay import Counterexample, replay
 from mtgcheck.scenario_format import parse_scenario
 
 
@@ -26,9 +26,8 @@ def _violates(doc: dict[str, Any]) -> bool:
     except MtgcheckError:
         return False
     cx = Counterexample("(minimizing)", doc["violates"], doc["found_by"], doc["target"], doc.get("seed"), sc, doc)
-    variant, disabled = rules_of(doc["target"])
     try:
-        return replay(cx, variant=variant, disabled=disabled).reproduces
+        return replay(cx, cx.rules).reproduces
     except (MtgcheckError, KeyError, IndexError):
         return False
 

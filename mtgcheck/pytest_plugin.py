@@ -427,7 +427,7 @@ def violation_report(v: Verdict, sel: Selection) -> str:
     conf = next(c for c in sel.configs if c.name == v.config)
     prop = BY_ID[v.property]
     rules = sel.opts.rules
-    doc = minimize(from_verdict(v, conf.position, seed=sel.opts.seed, variant=rules.variant, disabled=rules.disabled))
+    doc = minimize(from_verdict(v, conf.position, seed=sel.opts.seed, rules=rules))
     sc = parse_scenario(doc["scenario"], source="(minimized)", known_cards=pool.card_names(),
                         known_planes=pool.plane_names(), known_variants=tuple(VARIANTS))
     cx = Counterexample("minimized counterexample", doc["violates"], doc["found_by"], doc["target"], doc["seed"], sc, doc)

@@ -21,7 +21,7 @@ from mtgcheck.model.actions import enabled_transition
 from mtgcheck.model.config import VARIANTS
 from mtgcheck.model.setup import Position, build
 from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
-from mtgcheck.rulesets import RuleSet
+from mtgcheck.rulesets import REFERENCE, RuleSet
 from mtgcheck.errors import display
 from mtgcheck.formats import Said, checked, field_path, shown_value
 from mtgcheck.scenario_format import Scenario, parse_scenario
@@ -34,27 +34,15 @@ FINDERS = ("z3", "graph", "hypothesis", "differential")
 SCHEMA = "counterexample-1"
 
 
-def target_of(variant: str | None, disabled: frozenset[str] = frozenset()) -> str:
-    """A counterexample's ``target``: the rule set's name in the one grammar (mtgcheck.rulesets)."""
-    return str(RuleSet.from_build(variant, disabled))
-
-
-def rules_of(target: str) -> tuple[str | None, frozenset[str]]:
-    """The model's ``build(variant=..., disabled=...)`` arguments of a ``target`` (RuleSetError,
-    a ValueError, for a name outside the grammar)."""
-    rules = RuleSet.parse(target)
-    return rules.variant, rules.disabled
-
-
-def from_verdict(v: Verdict, position: Position, *, seed: int, variant: str | None = None,
-                 disabled: frozenset[str] = frozenset()) -> dict[str, Any]:
-    """The counterexample document of a violated verdict (not yet stored)."""
+def from_verdict(v: Verdict, position: Position, *, seed: int, rules: RuleSet = REFERENCE) -> dict[str, Any]:
+    """The counterexample document of a violated verdict under ``rules`` (not yet stored);
+    its ``target`` is the rule set's name in the one grammar (mtgcheck.rulesets)."""
     pos = v.stats.get("initial_position", position)
-    cfg, _ = build(pos, variant=variant, disabled=disabled)
+    cfg, _ = build(pos, variant=rules.variant, disabled=rules.disabled)
     prop = BY_ID[v.property]
     scenario = scenario_from_trace(f"{v.property} violated on {v.config}", prop.rules, pos, cfg, v.trace,
-                                   variant=variant, description=prop.statement)
-    return {"format": FORMAT, "violates": v.property, "found_by": v.checker, "target": target_of(variant, disabled),
+                                   variant=rules.variant, description=prop.statement)
+    return {"format": FORMAT, "violates": v.property, "found_by": v.checker, "target": str(rules),
             "seed": seed, "trace_length": len(v.trace), "scenario": scenario}
 
 
@@ -67,6 +55,11 @@ class Counterexample:
     seed: int | None
     scenario: Scenario
     doc: dict[str, Any]
+
+    @property
+    def rules(self) -> RuleSet:
+        """The rule set it was found on (its ``target``; checked when it was read)."""
+        return RuleSet.parse(self.target)
 
 
 def load(path: str | Path) -> Counterexample:
@@ -111,7 +104,7 @@ def from_doc(doc: object, path: str) -> Counterexample:
             raise FormatError(shown, "divergence", "no divergence object unless violates is 'divergence'",
                               Said("an object"))
         try:
-            variant, _ = rules_of(target) if isinstance(target, str) else (None, None)
+            variant = RuleSet.parse(target).variant if isinstance(target, str) else None
         except ValueError:
             variant = None
             target = None
@@ -178,10 +171,10 @@ class Replay:
     final: Any
 
 
-def replay(cx: Counterexample, *, variant: str | None, disabled: frozenset[str]) -> Replay:
+def replay(cx: Counterexample, rules: RuleSet) -> Replay:
     """Run the counterexample's actions under a rule set, checking every property."""
     cfg, s = build(position_of(cx.scenario.setup), max_x=max([3] + [a.args.get("x", 0) for a in cx.scenario.actions]),
-                   variant=variant, disabled=disabled)
+                   variant=rules.variant, disabled=rules.disabled)
     violated: list[str] = []
     for p in PROPERTIES:
         if p.kind == "state" and not p.holds(cfg, s):
@@ -209,9 +202,8 @@ def replay_property(cx: Counterexample, strict: bool = True) -> tuple[bool, str]
     A counterexample that no longer reproduces is no regression test any more (the rules
     changed under it), so ``mtgcheck replay`` and the pytest plugin's replay items fail it;
     ``strict=False`` asks only that the reference violates nothing."""
-    variant, disabled = rules_of(cx.target)
-    on_target = replay(cx, variant=variant, disabled=disabled)
-    on_ref = replay(cx, variant=None, disabled=frozenset())
+    on_target = replay(cx, cx.rules)
+    on_ref = replay(cx, REFERENCE)
     target = "reproduces" if on_target.reproduces else "does NOT reproduce"
     ref = ("clean" + (f" (refuses action #{on_ref.refused_at})" if on_ref.refused_at is not None else "")
            if not on_ref.violated else "VIOLATES " + ", ".join(on_ref.violated))

@@ -15,7 +15,8 @@ from mtgcheck.model.actions import enabled_transition, legal_actions
 from mtgcheck.model.observe import observe
 from mtgcheck.model.setup import build
 from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
-from mtgcheck.replay import Counterexample, rules_of
+from mtgcheck.replay import Counterexample
+from mtgcheck.rulesets import REFERENCE
 from mtgcheck.scenario_run import describe, position_of, to_action
 
 
@@ -25,9 +26,9 @@ def walk(cx: Counterexample) -> tuple[list[dict[str, Any]], list[str], int | Non
     action (by the rules), plus those of the last state reached."""
     div = cx.doc.get("divergence") if cx.violates == "divergence" else None
     # An engine's divergence is walked under the rules themselves (the engine is not here).
-    variant, disabled = (None, frozenset()) if div is not None else rules_of(cx.target)
+    rules = REFERENCE if div is not None else cx.rules
     cfg, s = build(position_of(cx.scenario.setup), max_x=max([3] + [a.args.get("x", 0) for a in cx.scenario.actions]),
-                   variant=variant, disabled=disabled)
+                   variant=rules.variant, disabled=rules.disabled)
     prop = BY_ID.get(cx.violates)
     states, texts, counts = [observe(cfg, s)], [], []
     broke: int | None = None

@@ -186,11 +186,17 @@ def test_mutant_means_one_thing_in_diff_and_engine_specs() -> None:
 
 
 def test_the_target_of_a_counterexample_is_the_rule_sets_name() -> None:
-    from mtgcheck.replay import rules_of, target_of
+    from mtgcheck.checkers.result import VIOLATED, Verdict
+    from mtgcheck.configs import BUILTIN
+    from mtgcheck.replay import from_doc, from_verdict
+    from mtgcheck.store import content_hash
 
+    conf = next(c for c in BUILTIN if c.name == "costs")
+    v = Verdict("graph", "stack-ordered", conf.name, VIOLATED, depth=0)
     for r in (REFERENCE, RuleSet.parse("116.2k"), RuleSet.parse("mutant-cost.sacrifice")):
-        assert target_of(r.variant, r.disabled) == str(r)
-        assert rules_of(str(r)) == (r.variant, r.disabled)
+        doc = from_verdict(v, conf.position, seed=0, rules=r)
+        assert doc["target"] == str(r)
+        assert from_doc({**doc, "hash": content_hash(doc)}, "c.json").rules == r
 
 
 def test_options_carry_one_rule_set() -> None:

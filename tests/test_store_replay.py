@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from mtgcheck.errors import FormatError
-from mtgcheck.replay import load, replay, rules_of
+from mtgcheck.replay import load, replay
+from mtgcheck.rulesets import REFERENCE, RuleSet
 from mtgcheck.store import content_hash, store, stored
 
 from .conftest import ROOT
@@ -48,11 +49,10 @@ def test_stored_divergence_holds_on_the_rules(path: Path) -> None:
 def test_stored_counterexample_replays(path: Path) -> None:
     """On its target it reproduces, identically each time; on the reference it violates nothing."""
     cx = load(path)
-    variant, disabled = rules_of(cx.target)
-    a = replay(cx, variant=variant, disabled=disabled)
-    b = replay(cx, variant=variant, disabled=disabled)
+    a = replay(cx, cx.rules)
+    b = replay(cx, cx.rules)
     assert a.reproduces and a.final == b.final and a.violated == b.violated
-    ref = replay(cx, variant=None, disabled=frozenset())
+    ref = replay(cx, REFERENCE)
     assert not ref.violated
 
 
@@ -124,7 +124,7 @@ def test_minimized_counterexample_is_smaller_and_still_reproduces() -> None:
 
     plot = next(c for c in BUILTIN if c.name == "plot")
     v = graph.check(plot, [BY_ID["plot-only-main-phase-empty-stack"]], variant="116.2k")[0][0]
-    doc = from_verdict(v, plot.position, seed=0, variant="116.2k")
+    doc = from_verdict(v, plot.position, seed=0, rules=RuleSet.parse("116.2k"))
     small = minimize(doc)
     assert small["minimized_from"] == {"actions": 3, "cards": len(plot.position.cards), "players": 2}
     assert len(small["scenario"]["setup"]["cards"]) == 1 and small["trace_length"] == 3
@@ -135,7 +135,7 @@ def test_minimized_counterexample_is_smaller_and_still_reproduces() -> None:
     with tempfile.TemporaryDirectory() as d:
         path, _ = store(d, small)
         cx = load(path)
-        assert replay(cx, variant="116.2k", disabled=frozenset()).reproduces
+        assert replay(cx, RuleSet.parse("116.2k")).reproduces
 
 
 def test_minimization_drops_a_player_nothing_needs() -> None:
