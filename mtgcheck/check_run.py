@@ -216,12 +216,17 @@ def exit_code(combined: Sequence[Combined]) -> int:
     return 0
 
 
+#: Stats a verdict carries for the harness, not for its row of the report: ``coverage`` (the
+#: report's own section), ``proof_invariants`` (the manifest's), ``initial_position`` (the
+#: start of the stored counterexample, a Position; the row shows ``initial_state``).
+NOT_IN_ROWS = ("coverage", "proof_invariants", "initial_position")
+
+
 def verdict_json(v: Verdict, describe: Callable[[Any], str] | None = None) -> dict[str, Any]:
     return {"checker": v.checker, "property": v.property, "config": v.config, "status": v.status,
             "summary": v.summary(), "detail": v.detail, "depth": v.depth, "k": v.k,
             "trace": [describe(a) if describe else repr(a) for a in v.trace], "seconds": round(v.seconds, 3),
-            # coverage: the report's own section; the proofs' invariants: the manifest's
-            "stats": {k: x for k, x in v.stats.items() if k not in ("coverage", "proof_invariants")}}
+            "stats": {k: x for k, x in v.stats.items() if k not in NOT_IN_ROWS}}
 
 
 def configs_named(names: Sequence[str]) -> list[CheckConfig]:

@@ -16,12 +16,14 @@ What each break drops, and the trace that shows it, is said by each :class:`Brea
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
 import pytest
 
+from mtgcheck.check_run import verdict_json
 from mtgcheck.checkers import graph, hypo, z3bmc
 from mtgcheck.checkers.result import HOLDS, VIOLATED, Verdict
 from mtgcheck.configs import CheckConfig
@@ -159,6 +161,7 @@ def _violated(v: Verdict, b: Break) -> None:
     assert v.status == VIOLATED, f"{v.checker}: {v.summary()}"
     assert v.trace, f"{v.checker}: a violation without a trace"
     replay_breaks(b, v.trace)
+    json.dumps(verdict_json(v))  # its row of the --json report (a Position in its stats once broke it)
 
 
 # --- graph search ---------------------------------------------------------------------------
