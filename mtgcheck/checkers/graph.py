@@ -26,6 +26,7 @@ from mtgcheck.model.setup import build
 from mtgcheck.model.state import State
 from mtgcheck.properties.base import Property
 
+from . import property_plan
 from .result import EVERY_REACHABLE_STATE, HOLDS, PROVED, UNKNOWN, VACUOUS, VIOLATED, Verdict
 
 
@@ -119,20 +120,32 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
     sources, targets, via = ex.sources, ex.targets, ex.via
     violated: dict[str, tuple[int, list[Action]]] = {}
     witnessed: dict[str, int] = {p.id: 0 for p in props}
-    state_props = [p for p in props if p.kind == "state"]
-    trans_props = [p for p in props if p.kind == "transition"]
+    # What each step has to evaluate (:mod:`.property_plan`): the state properties reading a
+    # field the step changed, and per transition the properties that are not constant on it.
+    pp = property_plan.plan(cfg, props)
+    state_props = pp.state_props
+    every = list(range(len(state_props)))
+    # Per state: bit k set when state property k's antecedent holds there (inherited by a
+    # successor whose step changed nothing that property reads).
+    masks: list[int] = []
     fired = [0] * len(transitions)
 
-    def check_state(i: int, s: State) -> None:
-        for p in state_props:
-            if p.id in violated:
-                continue
-            if p.triggered(cfg, s):
-                witnessed[p.id] += 1
-            if not p.holds(cfg, s):
-                violated[p.id] = (depth_of[i], _path(parent, i))
+    def check_state(i: int, s: State, recheck: list[int], mask: int) -> None:
+        outcomes = {k: pp.memos[k].outcome(cfg, s) for k in recheck}
+        for k, (w, _) in outcomes.items():
+            mask = mask | 1 << k if w else mask & ~(1 << k)
+        masks.append(mask)
+        k = 0
+        while mask:
+            if mask & 1 and state_props[k].id not in violated:
+                witnessed[state_props[k].id] += 1
+            mask >>= 1
+            k += 1
+        for k, (_, ok) in outcomes.items():  # the others held in the state this one came from
+            if not ok and state_props[k].id not in violated:
+                violated[state_props[k].id] = (depth_of[i], _path(parent, i))
 
-    check_state(0, s0)
+    check_state(0, s0, every, 0)
     queue = deque([0])
     while queue:
         if len(index) >= max_states or time.monotonic() - t0 > timeout:
@@ -162,15 +175,21 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
             sources.append(i)
             targets.append(j)
             via.append(t)
-            for p in trans_props:
+            checks = pp.transitions[ti]
+            for p in checks.always_witnessed:
+                if p.id not in violated:
+                    witnessed[p.id] += 1
+            for memo in checks.evaluate:
+                p = memo.prop
                 if p.id in violated:
                     continue
-                if p.triggered(cfg, s, t, s2):
+                w, ok = memo.outcome(cfg, s, t, s2)
+                if w:
                     witnessed[p.id] += 1
-                if not p.holds(cfg, s, t, s2):
+                if not ok:
                     violated[p.id] = (depth_of[i] + 1, _path(parent, i) + [t.action])
             if new:
-                check_state(j, s2)
+                check_state(j, s2, pp.recheck(s, s2), masks[i])
     ex.depth = max(depth_of)
     # The depth to which the search is exhaustive: every state within it was checked, and every
     # transition out of a state before it.

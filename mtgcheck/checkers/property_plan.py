@@ -1,0 +1,146 @@
+"""Which properties a step of the graph search has to evaluate, read off the properties' own text.
+
+The graph search evaluates every property on every edge and every new state: 35-45 % of its
+time on the built-in positions.  Most of that work has a known outcome, and the properties'
+symbolic reading (the same predicates over Z3 terms) says which:
+
+- A state property reads some fields of the state vector: the free variables of its term over
+  a symbolic state.  A successor whose step left all of them as they were has the outcome of
+  the state it came from (both the predicate and the antecedent), which was evaluated before.
+- A transition property that is the constant True on a transition (``if t.action.verb !=
+  "plot": return TRUE``) never fails on it; an antecedent that is a constant is witnessed on
+  every edge of that transition or on none.
+
+Sound because the two readings agree (``tests/test_conformance.py``): a concrete value is a
+function of the variables its symbolic term reads.  ``tests/test_property_plan.py`` recounts
+every property on a search's states and edges and compares.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from operator import itemgetter, ne
+from typing import Any, Sequence
+
+import z3
+
+from mtgcheck.model.actions import catalogue
+from mtgcheck.model.config import Config
+from mtgcheck.model.logic import symbolic
+from mtgcheck.model.state import FIELDS, State, symbolic_state
+from mtgcheck.properties.base import Property
+
+
+def _fields_read(*terms: Any, state: str = "b") -> frozenset[int]:
+    """The layout indexes of the fields of the symbolic state named ``state`` that the terms
+    read (their constants are named ``state.field[i]``)."""
+    from .z3bmc import _constants
+
+    syms = [t for t in terms if isinstance(t, z3.ExprRef)]
+    names = [str(c).split(".", 1) for c in _constants(syms)]
+    return frozenset(FIELDS.index(rest.split("[", 1)[0]) for st, rest in names if st == state)
+
+
+class Memo:
+    """One property's outcomes (antecedent, predicate) by the values of the fields it reads:
+    on ``s`` (state properties) or on the edge ``(s, s2)`` of one transition."""
+
+    __slots__ = ("prop", "before", "after", "seen")
+
+    def __init__(self, prop: Property, before: frozenset[int], after: frozenset[int]) -> None:
+        self.prop = prop
+        self.before = _getter(before)
+        self.after = _getter(after)
+        self.seen: dict[Any, tuple[bool, bool]] = {}
+
+    def outcome(self, cfg: Config, s: State, t: Any = None, s2: State | None = None) -> tuple[bool, bool]:
+        """(antecedent holds, predicate holds) on the state ``s`` or the edge ``(s, t, s2)``."""
+        key = (self.before(s), self.after(s2)) if s2 is not None else self.before(s)
+        out = self.seen.get(key)
+        if out is None:
+            if len(self.seen) >= _MEMO:
+                self.seen.clear()
+            args = (s,) if s2 is None else (s, t, s2)
+            out = self.seen[key] = (bool(self.prop.triggered(cfg, *args)), bool(self.prop.holds(cfg, *args)))
+        return out
+
+
+#: Outcomes kept per memo before it starts over (bounds the memory of a long search).
+_MEMO = 50_000
+
+
+def _getter(idx: frozenset[int]) -> Any:
+    """The values of the fields ``idx`` of a state, as one hashable key."""
+    if not idx:
+        return lambda s: ()
+    g = itemgetter(*sorted(idx))
+    return g if len(idx) > 1 else (lambda s, g=g: (g(s),))
+
+
+@dataclass
+class TransitionChecks:
+    """For one transition: the properties to evaluate on its edges (memoized), and those
+    witnessed on every edge without being evaluated (their predicate is True and their
+    antecedent too)."""
+
+    evaluate: list[Memo] = field(default_factory=list)
+    always_witnessed: list[Property] = field(default_factory=list)
+
+
+@dataclass
+class PropertyPlan:
+    state_props: list[Property]
+    reads: list[frozenset[int]]  # per state property: the fields its predicate and antecedent read
+    memos: list[Memo]  # per state property
+    transitions: list[TransitionChecks]  # per transition of the catalogue
+    _recheck: dict[tuple[bool, ...], list[int]] = field(default_factory=dict)
+
+    def recheck(self, s: State, s2: State) -> list[int]:
+        """The state properties (indexes into ``state_props``) whose outcome on ``s2`` may
+        differ from their outcome on ``s``: those reading a field the step changed."""
+        diff = tuple(map(ne, s, s2))
+        out = self._recheck.get(diff)
+        if out is None:
+            changed = {i for i, d in enumerate(diff) if d}
+            out = self._recheck[diff] = [k for k, r in enumerate(self.reads) if r & changed]
+        return out
+
+
+def plan(cfg: Config, props: Sequence[Property]) -> PropertyPlan:
+    """The plan of one search: the configuration's analysis (worked out once) with memos of
+    its own, so that a search's cost never depends on the searches before it."""
+    state_props, reads, per_transition = _analysis(cfg, tuple(props))
+    checks = [TransitionChecks([Memo(p, before, after) for p, before, after in evaluate], list(always))
+              for evaluate, always in per_transition]
+    return PropertyPlan(list(state_props), list(reads),
+                        [Memo(p, r, frozenset()) for p, r in zip(state_props, reads, strict=True)], checks)
+
+
+Reads = frozenset[int]
+
+
+@lru_cache(maxsize=16)
+def _analysis(cfg: Config, props: tuple[Property, ...]) -> tuple[
+        tuple[Property, ...], tuple[Reads, ...],
+        tuple[tuple[tuple[tuple[Property, Reads, Reads], ...], tuple[Property, ...]], ...]]:
+    """Per state property, the fields it reads; per transition, the properties to evaluate on
+    its edges (with the fields they read before and after) and those always witnessed."""
+    state_props = tuple(p for p in props if p.kind == "state")
+    trans_props = [p for p in props if p.kind == "transition"]
+    with symbolic():
+        a, b = symbolic_state(cfg, "a"), symbolic_state(cfg, "b")
+        reads = tuple(_fields_read(p.pred(cfg, b), p.witness(cfg, b) if p.witness else True) for p in state_props)
+        per_transition = []
+        for t in catalogue(cfg).transitions:
+            evaluate, always = [], []
+            for p in trans_props:
+                pred = p.pred(cfg, a, t, b)
+                wit = p.witness(cfg, a, t, b) if p.witness else True
+                if isinstance(pred, bool) and pred and isinstance(wit, bool):
+                    if wit:
+                        always.append(p)
+                    continue  # never fails here; witnessed on every edge or on none
+                evaluate.append((p, _fields_read(pred, wit, state="a"), _fields_read(pred, wit)))
+            per_transition.append((tuple(evaluate), tuple(always)))
+    return state_props, reads, tuple(per_transition)
