@@ -34,8 +34,7 @@ def move(cfg: Config, s: State, moving: Sequence[Any], dest: Sequence[Any] | Any
         return compact(cfg, s)  # nothing moves: only the bookkeeping (a concrete shortcut)
     # One destination for all (an int, or a Z3 term such as If(lilah, EXILE, GRAVEYARD)),
     # or one per card slot.
-    dests = [flashback_exile(cfg, s, j, d, resolving) for j, d in
-             enumerate(list(dest) if isinstance(dest, (list, tuple)) else [dest] * n)]
+    dests = list(dest) if isinstance(dest, (list, tuple)) else [dest] * n
     zone, pos, oid = list(s.zone), list(s.pos), list(s.oid)
     # CR 400.7: everything the layout says a zone change resets (model/state.py, LAYOUT).
     cleared: dict[str, list[Any]] = {f: list(getattr(s, f)) for f in CARD_RESET}
@@ -46,9 +45,9 @@ def move(cfg: Config, s: State, moving: Sequence[Any], dest: Sequence[Any] | Any
     entering_stack = s.stack_size
     for j in range(n):
         m = moving[j]
-        if m is False:
-            continue
-        d = dests[j]
+        if not is_sym(m) and not m:
+            continue  # stays where it is (concretely: most cards, most moves)
+        d = flashback_exile(cfg, s, j, dests[j], resolving)
         zone[j] = If(m, d, zone[j])
         # CR 400.7: a new object (mutant clause "zones.fresh-oid": it keeps its old id).
         oid[j] = If(m, s.next_oid + rank, oid[j]) if cfg.on("zones.fresh-oid") else oid[j]

@@ -175,7 +175,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
             sources.append(i)
             targets.append(j)
             via.append(t)
-            checks = pp.transitions[ti]
+            checks = pp.transition(ti)
             for p in checks.always_witnessed:
                 if p.id not in violated:
                     witnessed[p.id] += 1

@@ -18,6 +18,7 @@ every property on a search's states and edges and compares.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import itemgetter, ne
@@ -34,12 +35,29 @@ from mtgcheck.properties.base import Property
 
 def _fields_read(*terms: Any, state: str = "b") -> frozenset[int]:
     """The layout indexes of the fields of the symbolic state named ``state`` that the terms
-    read (their constants are named ``state.field[i]``)."""
-    from .z3bmc import _constants
+    read (their constants are named ``state.field[i]``; read off Z3's own printing, which
+    shares subterms, since walking the terms from Python costs seconds per configuration)."""
+    out: set[int] = set()
+    for t in terms:
+        if isinstance(t, z3.ExprRef):
+            out |= _read_by_term(t, state)
+    return frozenset(out)
 
-    syms = [t for t in terms if isinstance(t, z3.ExprRef)]
-    names = [str(c).split(".", 1) for c in _constants(syms)]
-    return frozenset(FIELDS.index(rest.split("[", 1)[0]) for st, rest in names if st == state)
+
+def _read_by_term(t: Any, state: str) -> frozenset[int]:
+    """One term's reads (many transitions give a property the very same term: Z3 shares it)."""
+    key = (t.get_id(), state)
+    seen = _READS.get(key)
+    if seen is None:
+        if len(_READS) >= 4096:
+            _READS.clear()
+        # The term is kept with its reads, so that its id cannot pass to another term.
+        seen = _READS[key] = (t, frozenset(_INDEX[f] for f in re.findall(rf"(?<![\w.]){state}\.(\w+)", t.sexpr())))
+    return seen[1]
+
+
+_READS: dict[tuple[int, str], tuple[Any, frozenset[int]]] = {}
+_INDEX = {f: i for i, f in enumerate(FIELDS)}
 
 
 class Memo:
@@ -90,10 +108,12 @@ class TransitionChecks:
 
 @dataclass
 class PropertyPlan:
+    cfg: Config
+    analysis: "_Analysis"
     state_props: list[Property]
     reads: list[frozenset[int]]  # per state property: the fields its predicate and antecedent read
     memos: list[Memo]  # per state property
-    transitions: list[TransitionChecks]  # per transition of the catalogue
+    _transitions: dict[int, TransitionChecks] = field(default_factory=dict)
     _recheck: dict[tuple[bool, ...], list[int]] = field(default_factory=dict)
 
     def recheck(self, s: State, s2: State) -> list[int]:
@@ -106,35 +126,52 @@ class PropertyPlan:
             out = self._recheck[diff] = [k for k, r in enumerate(self.reads) if r & changed]
         return out
 
+    def transition(self, ti: int) -> TransitionChecks:
+        """The checks on the edges of transition ``ti`` of the catalogue (worked out when the
+        transition first fires: most of a configuration's transitions fire in few searches)."""
+        tc = self._transitions.get(ti)
+        if tc is None:
+            evaluate, always = self.analysis.transition(ti)
+            tc = self._transitions[ti] = TransitionChecks([Memo(p, before, after) for p, before, after in evaluate],
+                                                          list(always))
+        return tc
+
 
 def plan(cfg: Config, props: Sequence[Property]) -> PropertyPlan:
     """The plan of one search: the configuration's analysis (worked out once) with memos of
     its own, so that a search's cost never depends on the searches before it."""
-    state_props, reads, per_transition = _analysis(cfg, tuple(props))
-    checks = [TransitionChecks([Memo(p, before, after) for p, before, after in evaluate], list(always))
-              for evaluate, always in per_transition]
-    return PropertyPlan(list(state_props), list(reads),
-                        [Memo(p, r, frozenset()) for p, r in zip(state_props, reads, strict=True)], checks)
+    an = _analysis(cfg, tuple(props))
+    return PropertyPlan(cfg, an, list(an.state_props), list(an.reads),
+                        [Memo(p, r, frozenset()) for p, r in zip(an.state_props, an.reads, strict=True)])
 
 
 Reads = frozenset[int]
 
 
-@lru_cache(maxsize=16)
-def _analysis(cfg: Config, props: tuple[Property, ...]) -> tuple[
-        tuple[Property, ...], tuple[Reads, ...],
-        tuple[tuple[tuple[tuple[Property, Reads, Reads], ...], tuple[Property, ...]], ...]]:
-    """Per state property, the fields it reads; per transition, the properties to evaluate on
-    its edges (with the fields they read before and after) and those always witnessed."""
-    state_props = tuple(p for p in props if p.kind == "state")
-    trans_props = [p for p in props if p.kind == "transition"]
-    with symbolic():
-        a, b = symbolic_state(cfg, "a"), symbolic_state(cfg, "b")
-        reads = tuple(_fields_read(p.pred(cfg, b), p.witness(cfg, b) if p.witness else True) for p in state_props)
-        per_transition = []
-        for t in catalogue(cfg).transitions:
-            evaluate, always = [], []
-            for p in trans_props:
+class _Analysis:
+    """Per state property, the fields it reads; per transition (on first use), the properties
+    to evaluate on its edges, with the fields they read before and after, and those always
+    witnessed."""
+
+    def __init__(self, cfg: Config, props: tuple[Property, ...]) -> None:
+        self.cfg = cfg
+        self.state_props = tuple(p for p in props if p.kind == "state")
+        self.trans_props = tuple(p for p in props if p.kind == "transition")
+        with symbolic():
+            self.a, self.b = symbolic_state(cfg, "a"), symbolic_state(cfg, "b")
+            self.reads = tuple(_fields_read(p.pred(cfg, self.b), p.witness(cfg, self.b) if p.witness else True)
+                               for p in self.state_props)
+        self._per_transition: dict[int, tuple[tuple[tuple[Property, Reads, Reads], ...], tuple[Property, ...]]] = {}
+
+    def transition(self, ti: int) -> tuple[tuple[tuple[Property, Reads, Reads], ...], tuple[Property, ...]]:
+        out = self._per_transition.get(ti)
+        if out is not None:
+            return out
+        cfg, a, b = self.cfg, self.a, self.b
+        t = catalogue(cfg).transitions[ti]
+        evaluate, always = [], []
+        with symbolic():
+            for p in self.trans_props:
                 pred = p.pred(cfg, a, t, b)
                 wit = p.witness(cfg, a, t, b) if p.witness else True
                 if isinstance(pred, bool) and pred and isinstance(wit, bool):
@@ -142,5 +179,10 @@ def _analysis(cfg: Config, props: tuple[Property, ...]) -> tuple[
                         always.append(p)
                     continue  # never fails here; witnessed on every edge or on none
                 evaluate.append((p, _fields_read(pred, wit, state="a"), _fields_read(pred, wit)))
-            per_transition.append((tuple(evaluate), tuple(always)))
-    return state_props, reads, tuple(per_transition)
+        out = self._per_transition[ti] = (tuple(evaluate), tuple(always))
+        return out
+
+
+@lru_cache(maxsize=16)
+def _analysis(cfg: Config, props: tuple[Property, ...]) -> _Analysis:
+    return _Analysis(cfg, props)

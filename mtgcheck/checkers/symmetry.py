@@ -17,6 +17,8 @@ from mtgcheck.model.config import Config
 from mtgcheck.model.state import (CARD_FIELDS, FIELDS, LAYOUT, Decl, OID_FIELDS, PLANE_SOURCED, REF, SLOT, SOURCE, TURN_FIELDS,
                                   State)
 
+_tuple_new = tuple.__new__
+
 @lru_cache(maxsize=64)
 def groups(cfg: Config) -> tuple[tuple[int, ...], ...]:
     by: dict[tuple[str, int], list[int]] = {}
@@ -78,11 +80,14 @@ def canonical(cfg: Config, s: State, turns: bool = False) -> State:
 @lru_cache(maxsize=64)
 def canonicalizer(cfg: Config, turns: bool = False) -> Callable[[State], State]:
     """:func:`canonical` for one configuration, with everything that depends only on the
-    configuration and the layout worked out once (the graph search calls it on every state)."""
+    configuration and the layout worked out once (the graph search calls it on every state):
+    per permutation of the slots, the renaming as index maps (:func:`_renamer`), and the
+    renumberings memoized by the values they renumber."""
     gs = groups(cfg)
     card_idx = [FIELDS.index(f) for f in _CARD]
     renumbered = [_renumberer(OID_FIELDS)] + ([_renumberer(TURN_FIELDS)] if turns else [])
     n = cfg.n
+    renamers: dict[tuple[int, ...], Callable[[State], State]] = {}
 
     def canon(s: State) -> State:
         if gs:
@@ -95,7 +100,11 @@ def canonicalizer(cfg: Config, turns: bool = False) -> Callable[[State], State]:
                     perm[src] = dst
                     changed |= src != dst
             if changed:
-                s = rename(cfg, s, perm)
+                key = tuple(perm)
+                r = renamers.get(key)
+                if r is None:
+                    r = renamers[key] = _renamer(cfg, perm)
+                s = r(s)
         for r in renumbered:
             s = r(s)
         return s
@@ -103,14 +112,58 @@ def canonicalizer(cfg: Config, turns: bool = False) -> Callable[[State], State]:
     return canon
 
 
-def _renumberer(fields: tuple[str, ...]) -> Callable[[State], State]:
-    """Order-preserving renumbering of the values of ``fields`` onto 1, 2, ...; 0 stays 0."""
-    idx = [(FIELDS.index(f), f) for f in fields]
+def _renamer(cfg: Config, perm: list[int]) -> Callable[[State], State]:
+    """:func:`rename` by ``perm`` as index maps worked out once: a card field is permuted by
+    one ``itemgetter``, a reference mapped through a dict."""
+    from operator import itemgetter
 
-    def renumber(s: State) -> State:
+    P, n = cfg.players, cfg.n
+    inv = [0] * n
+    for j in range(n):
+        inv[perm[j]] = j
+    take = itemgetter(*inv) if n > 1 else (lambda v: (v[inv[0]],))
+    ref = {t: (t if t < P else P + perm[t - P]) for t in range(-1, P + n)}
+    slot = {t: (perm[t] if t >= 0 else t) for t in range(-1, n)}
+    card_i = [FIELDS.index(f) for f in _CARD]
+    ref_i = [FIELDS.index(f) for f in _REFS]
+    slot_i = [FIELDS.index(f) for f in _SLOTS]
+    src_i = [FIELDS.index(f) for f in _SOURCES]
+    kind_i = FIELDS.index("ab_kind")
+
+    def rename_by_perm(s: State) -> State:
+        vals = list(s)
+        for i in card_i:
+            vals[i] = take(s[i])
+        for i in ref_i:
+            v = vals[i]
+            vals[i] = tuple(map(ref.__getitem__, v)) if isinstance(v, tuple) else ref[v]
+        for i in slot_i:
+            v = vals[i]
+            vals[i] = tuple(map(slot.__getitem__, v)) if isinstance(v, tuple) else slot[v]
+        for i in src_i:  # a card slot unless the ability slot is empty or the ability is a plane's
+            vals[i] = tuple([perm[src] if kind and kind not in PLANE_SOURCED else src
+                             for src, kind in zip(s[i], s[kind_i], strict=True)])
+        return _tuple_new(State, vals)
+
+    return rename_by_perm
+
+
+#: Renumberings kept per renumberer before it starts over (bounds a long search's memory).
+_MEMO = 100_000
+
+
+def _renumberer(fields: tuple[str, ...]) -> Callable[[State], State]:
+    """Order-preserving renumbering of the values of ``fields`` onto 1, 2, ...; 0 stays 0
+    (memoized by those values: far fewer distinct ones than states)."""
+    from operator import itemgetter
+
+    idx = [FIELDS.index(f) for f in fields]
+    get = itemgetter(*idx)
+    memo: dict[Any, Any] = {}
+
+    def renumbered(vals: tuple[Any, ...]) -> Any:
         used: set[int] = set()
-        for i, _ in idx:
-            v = s[i]
+        for v in vals:
             if isinstance(v, tuple):
                 used.update(v)
             else:
@@ -118,10 +171,23 @@ def _renumberer(fields: tuple[str, ...]) -> Callable[[State], State]:
         used.discard(0)
         order = sorted(used)
         if order == list(range(1, len(order) + 1)):
-            return s  # already 1, 2, ...
+            return None  # already 1, 2, ...
         rank = {o: r for r, o in enumerate(order, 1)}
         rank[0] = 0
-        return s.replace(**{f: tuple([rank[o] for o in s[i]]) if isinstance(s[i], tuple) else rank[s[i]]
-                            for i, f in idx})
+        return tuple(tuple([rank[o] for o in v]) if isinstance(v, tuple) else rank[v] for v in vals)
+
+    def renumber(s: State) -> State:
+        key = get(s)
+        out = memo.get(key, memo)
+        if out is memo:
+            if len(memo) >= _MEMO:
+                memo.clear()
+            out = memo[key] = renumbered(key)
+        if out is None:
+            return s
+        vals = list(s)
+        for i, v in zip(idx, out, strict=True):
+            vals[i] = v
+        return _tuple_new(State, vals)
 
     return renumber
