@@ -9,6 +9,7 @@ Control never changes in the pool, so a permanent's controller is its owner.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Iterable
 
 from .vocabulary import Action, Cond, Transition
@@ -19,13 +20,15 @@ from .state import BATTLEFIELD, GRAVEYARD, P_LEGEND, P_NONE, State
 from .zones import move
 
 
-def legend_groups(cfg: Config) -> list[tuple[int, tuple[int, ...]]]:
-    """(owner, card slots) for each legendary name that one player owns two or more of."""
+@lru_cache(maxsize=64)
+def legend_groups(cfg: Config) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """(owner, card slots) for each legendary name that one player owns two or more of
+    (worked out once per configuration: the state-based actions ask after every action)."""
     groups: dict[tuple[int, str], list[int]] = {}
     for j, sl in enumerate(cfg.slots):
         if sl.card.legendary:
             groups.setdefault((sl.owner, sl.card.name), []).append(j)
-    return [(p, tuple(js)) for (p, _), js in groups.items() if len(js) >= 2]
+    return tuple((p, tuple(js)) for (p, _), js in groups.items() if len(js) >= 2)
 
 
 def _clash(s: State, group: tuple[int, ...]) -> Any:

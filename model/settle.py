@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .config import Config
 from .logic import And, If, Or
 from .state import BATTLEFIELD, GRAVEYARD, State, branch
@@ -13,10 +15,12 @@ def settle(cfg: Config, s: State) -> State:
     """Apply the state-based actions the pool needs, then end the game if one player is left."""
     # CR 704.5g: a creature with lethal damage marked on it is destroyed.
     # Toughness is the printed one raised by "until end of turn" bonuses (CR 613.4c: prowess).
-    lethal = [And(s.zone[j] == BATTLEFIELD, s.damage[j] >= sl.card.toughness + s.toughness_bonus[j])
-              if sl.card.is_("Creature") else False for j, sl in enumerate(cfg.slots)]
-    if any(x is not False for x in lethal):
-        s = move(cfg, s, lethal, GRAVEYARD)
+    creatures = _creatures(cfg)
+    if creatures:
+        lethal = [And(s.zone[j] == BATTLEFIELD, s.damage[j] >= toughness + s.toughness_bonus[j])
+                  if toughness is not None else False for j, toughness in enumerate(creatures)]
+        if any(x is not False for x in lethal):
+            s = move(cfg, s, lethal, GRAVEYARD)
     # CR 704.5j: the legend rule (its owner chooses which one stays).
     s = ask_legend_choice(cfg, s)
     from .leaving import leave_game
@@ -32,3 +36,11 @@ def settle(cfg: Config, s: State) -> State:
     from .common import n_in_game
 
     return s.replace(game_over=If(n_in_game(s) <= 1, 1, s.game_over))
+
+
+@lru_cache(maxsize=64)
+def _creatures(cfg: Config) -> tuple[int | None, ...]:
+    """Per card slot, its printed toughness if it is a creature, else None; empty when the
+    pool has no creature (worked out once per configuration)."""
+    out = tuple(sl.card.toughness if sl.card.is_("Creature") else None for sl in cfg.slots)
+    return out if any(t is not None for t in out) else ()

@@ -8,6 +8,7 @@ the dual helpers, so the same code serves the interpreter and Z3.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Sequence
 
 from .config import Config
@@ -37,25 +38,33 @@ def move(cfg: Config, s: State, moving: Sequence[Any], dest: Sequence[Any] | Any
     dests = list(dest) if isinstance(dest, (list, tuple)) else [dest] * n
     zone, pos, oid = list(s.zone), list(s.pos), list(s.oid)
     # CR 400.7: everything the layout says a zone change resets (model/state.py, LAYOUT).
-    cleared: dict[str, list[Any]] = {f: list(getattr(s, f)) for f in CARD_RESET}
-    if not cfg.on("zones.plotted-ends-on-move"):
-        # CR 400.7 / 702.170d (mutant clause): the moved card keeps its plotted status.
-        del cleared["plotted"]
+    resets = [(f, v) for f, v in CARD_RESET.items()
+              # CR 400.7 / 702.170d (mutant clause): the moved card keeps its plotted status.
+              if f != "plotted" or cfg.on("zones.plotted-ends-on-move")]
+    cleared: dict[str, list[Any]] = {f: list(getattr(s, f)) for f, _ in resets}
+    # CR 400.7: a new object (mutant clause "zones.fresh-oid": it keeps its old id).
+    fresh_oid = cfg.on("zones.fresh-oid")
     rank: Any = 0
     entering_stack = s.stack_size
     for j in range(n):
         m = moving[j]
-        if not is_sym(m) and not m:
+        sym = is_sym(m)
+        if not sym and not m:
             continue  # stays where it is (concretely: most cards, most moves)
         d = flashback_exile(cfg, s, j, dests[j], resolving)
-        zone[j] = If(m, d, zone[j])
-        # CR 400.7: a new object (mutant clause "zones.fresh-oid": it keeps its old id).
-        oid[j] = If(m, s.next_oid + rank, oid[j]) if cfg.on("zones.fresh-oid") else oid[j]
         lib_pos = (-_FAR + j) if library_end == TOP else (_FAR + j)
-        pos[j] = If(m, If(d == LIBRARY, lib_pos, If(d == STACK, _FAR * 2 + entering_stack + rank, 0)), pos[j])
-        for f, vals in cleared.items():
-            vals[j] = If(m, CARD_RESET[f], vals[j])
-        rank = rank + If(m, 1, 0)
+        new_pos = If(d == LIBRARY, lib_pos, If(d == STACK, _FAR * 2 + entering_stack + rank, 0))
+        new_oid = s.next_oid + rank if fresh_oid else oid[j]
+        if sym:  # symbolically: each entry is the new value if the card moves, else the old one
+            zone[j], pos[j], oid[j] = If(m, d, zone[j]), If(m, new_pos, pos[j]), If(m, new_oid, oid[j])
+            for f, v in resets:
+                cleared[f][j] = If(m, v, cleared[f][j])
+            rank = rank + If(m, 1, 0)
+        else:  # concretely the card moves: the same values, without the choice
+            zone[j], pos[j], oid[j] = d, new_pos, new_oid
+            for f, v in resets:
+                cleared[f][j] = v
+            rank = rank + 1
     s = s.replace(zone=tuple(zone), pos=tuple(pos), oid=tuple(oid), next_oid=s.next_oid + rank,
                   **{f: tuple(v) for f, v in cleared.items()})
     return compact(cfg, s)
@@ -91,29 +100,36 @@ def _compact_concrete(cfg: Config, s: State) -> State:
     n = cfg.n
     pos = [0] * n
     libs: dict[int, list[tuple[int, int]]] = {}
-    entries: list[tuple[int, int, int, int]] = []  # (pos, kind 0 card / 1 ability, index)
+    entries: list[tuple[int, int, int]] = []  # (pos, kind 0 card / 1 ability, index)
+    zone, spos, owners = s.zone, s.pos, _owners(cfg)
     for j in range(n):
-        z = s.zone[j]
+        z = zone[j]
         if z == LIBRARY:
-            libs.setdefault(cfg.slots[j].owner, []).append((s.pos[j], j))
+            libs.setdefault(owners[j], []).append((spos[j], j))
         elif z == STACK:
-            entries.append((s.pos[j], 0, j, j))
+            entries.append((spos[j], 0, j))
     for lib in libs.values():
-        for rank, (_, j) in enumerate(sorted(lib)):
+        lib.sort()
+        for rank, (_, j) in enumerate(lib):
             pos[j] = rank
     ab_pos = [0] * cfg.ability_slots
-    for k in range(cfg.ability_slots):
-        if s.ab_kind[k] != AB_NONE:
-            entries.append((s.ab_pos[k], 1, k, k))
+    for k, kind in enumerate(s.ab_kind):
+        if kind != AB_NONE:
+            entries.append((s.ab_pos[k], 1, k))
     entries.sort()
     # CR 405.2 (mutant clause "zones.stack-renumbered", as in :func:`compact`).
     renumber = cfg.on("zones.stack-renumbered")
-    for rank, (raw, kind, idx, _) in enumerate(entries):
+    for rank, (raw, kind, idx) in enumerate(entries):
         if kind == 0:
             pos[idx] = rank if renumber else raw
         else:
             ab_pos[idx] = rank if renumber else raw
     return s.replace(pos=tuple(pos), ab_pos=tuple(ab_pos), stack_size=len(entries))
+
+
+@lru_cache(maxsize=64)
+def _owners(cfg: Config) -> tuple[int, ...]:
+    return tuple(sl.owner for sl in cfg.slots)
 
 
 def _stack_below(cfg: Config, s: State, p: Any, me: int, is_card: bool) -> Any:
