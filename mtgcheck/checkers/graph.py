@@ -131,7 +131,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
     fired = [0] * len(transitions)
 
     def check_state(i: int, s: State, recheck: list[int], mask: int) -> None:
-        outcomes = {k: pp.memos[k].outcome(cfg, s) for k in recheck}
+        outcomes = {k: pp.outcome(k, s) for k in recheck}
         for k, (w, _) in outcomes.items():
             mask = mask | 1 << k if w else mask & ~(1 << k)
         masks.append(mask)

@@ -84,8 +84,24 @@ class Memo:
         return out
 
 
+class Direct(Memo):
+    """A property evaluated on every edge, nothing kept: for a transition not analysed yet."""
+
+    __slots__ = ()
+
+    def __init__(self, prop: Property) -> None:
+        super().__init__(prop, frozenset(), frozenset())
+
+    def outcome(self, cfg: Config, s: State, t: Any = None, s2: State | None = None) -> tuple[bool, bool]:
+        args = (s,) if s2 is None else (s, t, s2)
+        return bool(self.prop.triggered(cfg, *args)), bool(self.prop.holds(cfg, *args))
+
+
 #: Outcomes kept per memo before it starts over (bounds the memory of a long search).
 _MEMO = 50_000
+#: Edges of a transition evaluated directly before it is analysed (an analysis costs about
+#: what this many direct evaluations cost, so a small search pays nothing for it).
+ANALYSE_AFTER = 32
 
 
 def _getter(idx: frozenset[int]) -> Any:
@@ -108,29 +124,48 @@ class TransitionChecks:
 
 @dataclass
 class PropertyPlan:
-    cfg: Config
     analysis: "_Analysis"
     state_props: list[Property]
-    reads: list[frozenset[int]]  # per state property: the fields its predicate and antecedent read
-    memos: list[Memo]  # per state property
+    memos: list[Memo] = field(default_factory=list)  # per state property, once analysed
+    _states: int = 0
     _transitions: dict[int, TransitionChecks] = field(default_factory=dict)
+    _fired: dict[int, int] = field(default_factory=dict)
+    _direct: TransitionChecks | None = None
     _recheck: dict[tuple[bool, ...], list[int]] = field(default_factory=dict)
 
     def recheck(self, s: State, s2: State) -> list[int]:
         """The state properties (indexes into ``state_props``) whose outcome on ``s2`` may
-        differ from their outcome on ``s``: those reading a field the step changed."""
+        differ from their outcome on ``s``: those reading a field the step changed (every
+        one for the first :data:`ANALYSE_AFTER` new states)."""
+        if not self.memos:
+            self._states += 1
+            if self._states <= ANALYSE_AFTER:
+                return list(range(len(self.state_props)))
+            self.memos = [Memo(p, r, frozenset()) for p, r in zip(self.state_props, self.analysis.reads(), strict=True)]
         diff = tuple(map(ne, s, s2))
         out = self._recheck.get(diff)
         if out is None:
             changed = {i for i, d in enumerate(diff) if d}
-            out = self._recheck[diff] = [k for k, r in enumerate(self.reads) if r & changed]
+            out = self._recheck[diff] = [k for k, r in enumerate(self.analysis.reads()) if r & changed]
         return out
 
+    def outcome(self, k: int, s: State) -> tuple[bool, bool]:
+        """(antecedent holds, predicate holds) for state property ``k`` on ``s``."""
+        if self.memos:
+            return self.memos[k].outcome(self.analysis.cfg, s)
+        p = self.state_props[k]
+        return bool(p.triggered(self.analysis.cfg, s)), bool(p.holds(self.analysis.cfg, s))
+
     def transition(self, ti: int) -> TransitionChecks:
-        """The checks on the edges of transition ``ti`` of the catalogue (worked out when the
-        transition first fires: most of a configuration's transitions fire in few searches)."""
+        """The checks on the edges of transition ``ti`` of the catalogue (worked out once the
+        transition has fired :data:`ANALYSE_AFTER` times; every property before that)."""
         tc = self._transitions.get(ti)
         if tc is None:
+            fired = self._fired[ti] = self._fired.get(ti, 0) + 1
+            if fired <= ANALYSE_AFTER:
+                if self._direct is None:
+                    self._direct = TransitionChecks([Direct(p) for p in self.analysis.trans_props])
+                return self._direct
             evaluate, always = self.analysis.transition(ti)
             tc = self._transitions[ti] = TransitionChecks([Memo(p, before, after) for p, before, after in evaluate],
                                                           list(always))
@@ -138,11 +173,11 @@ class PropertyPlan:
 
 
 def plan(cfg: Config, props: Sequence[Property]) -> PropertyPlan:
-    """The plan of one search: the configuration's analysis (worked out once) with memos of
-    its own, so that a search's cost never depends on the searches before it."""
+    """The plan of one search: the configuration's analysis (worked out once, as the search
+    first needs each part) with memos of its own, so that a search's cost never depends on
+    the searches before it, and a small search pays nothing for the analysis."""
     an = _analysis(cfg, tuple(props))
-    return PropertyPlan(cfg, an, list(an.state_props), list(an.reads),
-                        [Memo(p, r, frozenset()) for p, r in zip(an.state_props, an.reads, strict=True)])
+    return PropertyPlan(an, list(an.state_props))
 
 
 Reads = frozenset[int]
@@ -159,9 +194,16 @@ class _Analysis:
         self.trans_props = tuple(p for p in props if p.kind == "transition")
         with symbolic():
             self.a, self.b = symbolic_state(cfg, "a"), symbolic_state(cfg, "b")
-            self.reads = tuple(_fields_read(p.pred(cfg, self.b), p.witness(cfg, self.b) if p.witness else True)
-                               for p in self.state_props)
+        self._reads: tuple[Reads, ...] | None = None
         self._per_transition: dict[int, tuple[tuple[tuple[Property, Reads, Reads], ...], tuple[Property, ...]]] = {}
+
+    def reads(self) -> tuple[Reads, ...]:
+        """Per state property, the fields its predicate and antecedent read."""
+        if self._reads is None:
+            with symbolic():
+                self._reads = tuple(_fields_read(p.pred(self.cfg, self.b), p.witness(self.cfg, self.b) if p.witness else True)
+                                    for p in self.state_props)
+        return self._reads
 
     def transition(self, ti: int) -> tuple[tuple[tuple[Property, Reads, Reads], ...], tuple[Property, ...]]:
         out = self._per_transition.get(ti)
