@@ -19,7 +19,7 @@ from mtgcheck.properties.catalogue import PROPERTIES
 @pytest.mark.parametrize("conf", BUILTIN, ids=lambda c: c.name)
 def test_witness_counts_equal_a_full_recount(conf) -> None:  # type: ignore[no-untyped-def]
     conf = dataclasses.replace(conf, max_turn=min(conf.max_turn, 2))
-    verdicts, ex = graph.check(conf, PROPERTIES, max_states=3_000)
+    verdicts, ex = graph.check(conf, PROPERTIES, max_states=4_000)
     cfg = ex.cfg
     by_id = {v.property: v for v in verdicts}
     for p in PROPERTIES:
@@ -57,7 +57,7 @@ def test_a_step_that_changes_what_a_property_reads_rechecks_it() -> None:
     pp = property_plan.plan(cfg, PROPERTIES)
     ids = [p.id for p in pp.state_props]
     moved = s0.replace(zone=(s0.zone[0] + 1,) + s0.zone[1:])
-    for _ in range(property_plan.ANALYSE_AFTER):  # the first states are checked in full
+    for _ in range(property_plan.ANALYSE_STATES_AFTER):  # the first states are checked in full
         assert len(pp.recheck(s0, s0)) == len(pp.state_props)
     assert "every-card-in-one-zone" in [ids[k] for k in pp.recheck(s0, moved)]
     assert pp.recheck(s0, s0.replace(passes=s0.passes)) == []

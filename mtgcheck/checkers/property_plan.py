@@ -101,7 +101,10 @@ class Direct(Memo):
 _MEMO = 50_000
 #: Edges of a transition evaluated directly before it is analysed (an analysis costs about
 #: what this many direct evaluations cost, so a small search pays nothing for it).
-ANALYSE_AFTER = 32
+ANALYSE_AFTER = 200
+#: New states checked in full before the state properties are analysed (the same trade:
+#: their analysis costs about what this many states' full checks cost).
+ANALYSE_STATES_AFTER = 2_000
 
 
 def _getter(idx: frozenset[int]) -> Any:
@@ -136,10 +139,10 @@ class PropertyPlan:
     def recheck(self, s: State, s2: State) -> list[int]:
         """The state properties (indexes into ``state_props``) whose outcome on ``s2`` may
         differ from their outcome on ``s``: those reading a field the step changed (every
-        one for the first :data:`ANALYSE_AFTER` new states)."""
+        one for the first :data:`ANALYSE_STATES_AFTER` new states)."""
         if not self.memos:
             self._states += 1
-            if self._states <= ANALYSE_AFTER:
+            if self._states <= ANALYSE_STATES_AFTER:
                 return list(range(len(self.state_props)))
             self.memos = [Memo(p, r, frozenset()) for p, r in zip(self.state_props, self.analysis.reads(), strict=True)]
         diff = tuple(map(ne, s, s2))
@@ -192,16 +195,23 @@ class _Analysis:
         self.cfg = cfg
         self.state_props = tuple(p for p in props if p.kind == "state")
         self.trans_props = tuple(p for p in props if p.kind == "transition")
-        with symbolic():
-            self.a, self.b = symbolic_state(cfg, "a"), symbolic_state(cfg, "b")
+        self._states: tuple[State, State] | None = None
         self._reads: tuple[Reads, ...] | None = None
         self._per_transition: dict[int, tuple[tuple[tuple[Property, Reads, Reads], ...], tuple[Property, ...]]] = {}
+
+    def _symbolic(self) -> tuple[State, State]:
+        """The symbolic states before and after a step (built on first use)."""
+        if self._states is None:
+            with symbolic():
+                self._states = (symbolic_state(self.cfg, "a"), symbolic_state(self.cfg, "b"))
+        return self._states
 
     def reads(self) -> tuple[Reads, ...]:
         """Per state property, the fields its predicate and antecedent read."""
         if self._reads is None:
+            b = self._symbolic()[1]
             with symbolic():
-                self._reads = tuple(_fields_read(p.pred(self.cfg, self.b), p.witness(self.cfg, self.b) if p.witness else True)
+                self._reads = tuple(_fields_read(p.pred(self.cfg, b), p.witness(self.cfg, b) if p.witness else True)
                                     for p in self.state_props)
         return self._reads
 
@@ -209,7 +219,7 @@ class _Analysis:
         out = self._per_transition.get(ti)
         if out is not None:
             return out
-        cfg, a, b = self.cfg, self.a, self.b
+        cfg, (a, b) = self.cfg, self._symbolic()
         t = catalogue(cfg).transitions[ti]
         evaluate, always = [], []
         with symbolic():
