@@ -84,9 +84,12 @@ def passes_after_leaving(cfg: Config, s: State, p: int) -> Any:
 def _drop_abilities(cfg: Config, s: State, gone: list[Any]) -> State:
     """The abilities in the slots ``gone`` cease to exist (the layout's ability resets)."""
     A = cfg.ability_slots
-    if any(is_sym(g) or g for g in gone):  # else the resets change nothing (a concrete shortcut)
-        s = s.replace(**{f: tuple(If(gone[k], v, getattr(s, f)[k]) for k in range(A))
-                         for f, v in ABILITY_RESET.items()})
+    if not any(is_sym(g) or g for g in gone):
+        # A concrete shortcut: nothing ceases to exist, and both callers come straight from a
+        # compacted stack (the move of the leaving player's cards; planes only since).
+        return s
+    s = s.replace(**{f: tuple(If(gone[k], v, getattr(s, f)[k]) for k in range(A))
+                     for f, v in ABILITY_RESET.items()})
     return compact(cfg, s)
 
 

@@ -12,7 +12,7 @@ from .card_rules import plane_rules, register_ability
 from .vocabulary import Action, Cond, Transition
 from .common import acting, is_main_phase
 from .config import Config
-from .logic import And, Count, If, Not, Or, first, put
+from .logic import And, Count, If, Not, Or, first, is_sym, put
 from .state import AB_CHAOS, AB_PLANESWALK, PL_DECK, PL_FACEUP, PL_OUT, State
 from .turns import after_action
 from .zones import push_ability
@@ -47,6 +47,8 @@ def compact_decks(cfg: Config, s: State) -> State:
 
 def turn_top_face_up(cfg: Config, s: State, walker: Any, when: Any = True) -> State:
     """Move the top card of ``walker``'s planar deck off it and turn it face up (a new object)."""
+    if not is_sym(when) and not when:
+        return s  # a concrete shortcut: nothing turns, and every caller's decks are compact
     K = len(cfg.planes)
     deck = deck_of_player(cfg, walker)
     up = [And(when, s.pl_zone[k] == PL_DECK, deck_of(cfg, k) == deck, s.pl_pos[k] == 0) for k in range(K)]
