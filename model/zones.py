@@ -38,10 +38,10 @@ def move(cfg: Config, s: State, moving: Sequence[Any], dest: Sequence[Any] | Any
     dests = list(dest) if isinstance(dest, (list, tuple)) else [dest] * n
     zone, pos, oid = list(s.zone), list(s.pos), list(s.oid)
     # CR 400.7: everything the layout says a zone change resets (model/state.py, LAYOUT).
-    resets = [(f, v) for f, v in CARD_RESET.items()
+    resets = [(f, v, getattr(s, f)) for f, v in CARD_RESET.items()
               # CR 400.7 / 702.170d (mutant clause): the moved card keeps its plotted status.
               if f != "plotted" or cfg.on("zones.plotted-ends-on-move")]
-    cleared: dict[str, list[Any]] = {f: list(getattr(s, f)) for f, _ in resets}
+    cleared: dict[str, list[Any]] = {}  # the reset fields some moving card changes
     # CR 400.7: a new object (mutant clause "zones.fresh-oid": it keeps its old id).
     fresh_oid = cfg.on("zones.fresh-oid")
     rank: Any = 0
@@ -57,13 +57,15 @@ def move(cfg: Config, s: State, moving: Sequence[Any], dest: Sequence[Any] | Any
         new_oid = s.next_oid + rank if fresh_oid else oid[j]
         if sym:  # symbolically: each entry is the new value if the card moves, else the old one
             zone[j], pos[j], oid[j] = If(m, d, zone[j]), If(m, new_pos, pos[j]), If(m, new_oid, oid[j])
-            for f, v in resets:
-                cleared[f][j] = If(m, v, cleared[f][j])
+            for f, v, old in resets:
+                vals = cleared.get(f) or cleared.setdefault(f, list(old))
+                vals[j] = If(m, v, vals[j])
             rank = rank + If(m, 1, 0)
         else:  # concretely the card moves: the same values, without the choice
             zone[j], pos[j], oid[j] = d, new_pos, new_oid
-            for f, v in resets:
-                cleared[f][j] = v
+            for f, v, old in resets:
+                if is_sym(old[j]) or old[j] != v:  # a term may hold any value: always reset it
+                    (cleared.get(f) or cleared.setdefault(f, list(old)))[j] = v
             rank = rank + 1
     s = s.replace(zone=tuple(zone), pos=tuple(pos), oid=tuple(oid), next_oid=s.next_oid + rank,
                   **{f: tuple(v) for f, v in cleared.items()})
