@@ -7,7 +7,7 @@ Rules may branch on it with plain Python: it is the same for the interpreter and
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from .cards import CardDef, PlaneDef
 
@@ -83,9 +83,11 @@ class Config:
             raise ValueError("a configuration has 2 to 4 players")
         if self.variant is not None and self.variant not in VARIANTS:
             raise ValueError(f"unknown rule variant {self.variant!r}")
-        object.__setattr__(self, "_hash", hash((self.players, self.slots, self.mana_per_turn, self.planes,
-                                                self.communal, self.max_x, self.ability_slots,
-                                                self.extra_slots, self.variant, self.disabled)))
+        object.__setattr__(self, "_hash", hash(self._values()))
+
+    def _values(self) -> tuple:
+        """The declared fields' values, in order (what equality compares)."""
+        return tuple(getattr(self, f.name) for f in fields(self) if f.init)
 
     def __hash__(self) -> int:
         return self._hash
@@ -93,8 +95,7 @@ class Config:
     def __reduce__(self) -> tuple[type, tuple]:
         # Rebuilt from its fields, so that another process (another string hash seed) works
         # its hash out again rather than keeping this one's.
-        return (Config, (self.players, self.slots, self.mana_per_turn, self.planes, self.communal, self.max_x,
-                         self.ability_slots, self.extra_slots, self.variant, self.disabled))
+        return (Config, self._values())
 
     @property
     def n(self) -> int:

@@ -217,3 +217,22 @@ def test_scheduler_run_gives_the_local_verdicts_everywhere(cluster: Any, tmp_pat
     r2 = _cli(*common, "--scheduler", cluster.scheduler_address, "--json", str(remote))
     assert r1.returncode == r2.returncode
     assert _cells(remote) == _cells(local) and len(_cells(local)) == 2 * len(PROPERTIES)
+
+
+def test_a_configuration_sent_to_another_process_hashes_as_one_built_there(tmp_path: Path) -> None:
+    """``Config`` keeps its hash (every per-configuration cache reads it); a worker, with its
+    own string hash seed, must work it out again, or its caches would miss or mix."""
+    import os
+    import pickle
+
+    from mtgcheck.model.setup import build
+
+    cfg, _ = build(BUILTIN[0].position)
+    (tmp_path / "cfg.pickle").write_bytes(pickle.dumps(cfg))
+    code = ("import pickle, sys; from mtgcheck.configs import BUILTIN; from mtgcheck.model.setup import build; "
+            "here, _ = build(BUILTIN[0].position); sent = pickle.loads(open(sys.argv[1], 'rb').read()); "
+            "print(sent == here, hash(sent) == hash(here), {here: 1}.get(sent))")
+    seed = "1" if os.environ.get("PYTHONHASHSEED") != "1" else "2"
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "cfg.pickle")], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONHASHSEED": seed}, check=True).stdout.split()
+    assert out == ["True", "True", "1"]

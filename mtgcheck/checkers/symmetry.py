@@ -41,25 +41,7 @@ _SOURCES = _fields(lambda d: d.holds == SOURCE)
 
 def rename(cfg: Config, s: State, perm: list[int]) -> State:
     """The state with card slot ``j`` moved to slot ``perm[j]``, references included."""
-    P, n = cfg.players, cfg.n
-    inv = [0] * n
-    for j in range(n):
-        inv[perm[j]] = j
-    vals: dict[str, Any] = {}
-    for f in _CARD:
-        old = getattr(s, f)
-        vals[f] = tuple([old[inv[k]] for k in range(n)])
-    for f in _REFS:  # -1 none, 0..P-1 a player, P+j card slot j
-        v = vals.get(f, getattr(s, f))
-        vals[f] = tuple([t if t < P else P + perm[t - P] for t in v]) if isinstance(v, tuple) else \
-            (v if v < P else P + perm[v - P])
-    for f in _SLOTS:  # -1 none, else a card slot
-        v = getattr(s, f)
-        vals[f] = tuple(perm[t] if t >= 0 else t for t in v) if isinstance(v, tuple) else (perm[v] if v >= 0 else v)
-    for f in _SOURCES:  # per ability slot: a card slot unless the slot is empty or the ability is a plane's
-        vals[f] = tuple([perm[src] if kind and kind not in PLANE_SOURCED else src
-                         for src, kind in zip(getattr(s, f), s.ab_kind, strict=True)])
-    return s.replace(**vals)
+    return _renamer(cfg, perm)(s)
 
 
 def canonical(cfg: Config, s: State, turns: bool = False) -> State:
@@ -122,8 +104,8 @@ def _renamer(cfg: Config, perm: list[int]) -> Callable[[State], State]:
     for j in range(n):
         inv[perm[j]] = j
     take = itemgetter(*inv) if n > 1 else (lambda v: (v[inv[0]],))
-    ref = {t: (t if t < P else P + perm[t - P]) for t in range(-1, P + n)}
-    slot = {t: (perm[t] if t >= 0 else t) for t in range(-1, n)}
+    ref = {t: (t if t < P else P + perm[t - P]) for t in range(-1, P + n)}  # -1 none, 0..P-1 a player, P+j card j
+    slot = {t: (perm[t] if t >= 0 else t) for t in range(-1, n)}  # -1 none, else a card slot
     card_i = [FIELDS.index(f) for f in _CARD]
     ref_i = [FIELDS.index(f) for f in _REFS]
     slot_i = [FIELDS.index(f) for f in _SLOTS]
@@ -158,7 +140,7 @@ def _renumberer(fields: tuple[str, ...]) -> Callable[[State], State]:
     from operator import itemgetter
 
     idx = [FIELDS.index(f) for f in fields]
-    get = itemgetter(*idx)
+    get = itemgetter(*idx) if len(idx) > 1 else (lambda s, i=idx[0]: (s[i],))
     memo: dict[Any, Any] = {}
 
     def renumbered(vals: tuple[Any, ...]) -> Any:
