@@ -41,7 +41,7 @@ def _check(idx: int, seed: int, length: int, picks: int) -> None:
     enabled = [t for t in ts if t.enabled(s)]
     chosen = rng.sample(enabled, min(len(enabled), picks)) + rng.sample(list(ts), min(len(ts), 1))
     for t in chosen:
-        problems = check_transition(t, s)
+        problems = check_transition(cfg, t, s)
         assert not problems, "\n".join(problems)
 
 
@@ -68,9 +68,52 @@ def test_conformance_check_catches_a_drift() -> None:
     cfg, s = _STARTS[0]
     drift = Cond("drift", "117.1", "test", lambda st_: st_.turn == (2 if symbolic_mode() else 1))
     t = Transition(Action("pass", 0), "drift", "117.1", (drift,), lambda st_: st_.replace(turn=st_.turn + 1))
-    assert any("drift" in p for p in check_transition(t, s))
+    assert any("drift" in p for p in check_transition(cfg, t, s))
     ok = Transition(Action("pass", 0), "ok", "117.1", (), lambda st_: st_.replace(turn=st_.turn + 1))
-    assert check_transition(ok, s) == []
+    assert check_transition(cfg, ok, s) == []
+
+
+def test_python_branching_on_a_state_value_is_reported() -> None:
+    """A rule that branches with Python's ``if`` on a state value is caught.  Over Z3 variables
+    an order comparison cannot be branched on (reported, not raised), and an equality is
+    decided by comparing the terms (a variable is no constant), so the symbolic reading
+    differs at the field.  (On Z3 constants, as this check used to evaluate, the equality
+    compared two equal constants and agreed with the interpreter.)"""
+    from mtgcheck.model.actions import Action, Transition
+
+    cfg, s = _STARTS[0]
+    ordered = Transition(Action("pass", 0), "ordered", "117.1", (),
+                         lambda st_: st_.replace(turn=st_.turn + 1 if st_.turn <= s.turn else st_.turn))
+    (problem,) = check_transition(cfg, ordered, s)
+    assert problem.startswith("ordered: the rules cannot be read over Z3 variables")
+    equal = Transition(Action("pass", 0), "equal", "117.1", (),
+                       lambda st_: st_.replace(turn=st_.turn + 1 if st_.turn == s.turn else st_.turn))
+    assert check_transition(cfg, equal, s) == [f"equal: field turn is {s.turn + 1} concretely, {s.turn} symbolically"]
+
+
+def test_the_settled_effect_is_the_relation_s(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A catalogue transition is checked as the relation reads it: its effect before the
+    state-based actions, then ``settle`` built once over its own variables.  A drift of
+    ``settle``'s symbolic reading is caught on the catalogue's transitions."""
+    import mtgcheck.conformance as conformance
+    import mtgcheck.model.settle as settle_module
+    from mtgcheck.model.logic import symbolic_mode
+
+    cfg, s = _STARTS[0]
+    t = next(t for t in catalogue(cfg).transitions if t.enabled(s))
+    assert check_transition(cfg, t, s) == []
+    real = settle_module.settle
+
+    def drifting(cfg_, st_):  # type: ignore[no-untyped-def]
+        out = real(cfg_, st_)
+        return out.replace(turn=out.turn + 1) if symbolic_mode() else out
+
+    monkeypatch.setattr(settle_module, "settle", drifting)  # the catalogue's effects keep the real one
+    conformance._reading.cache_clear()
+    try:
+        assert any(p.startswith(f"{t.rule}: field turn is ") for p in check_transition(cfg, t, s))
+    finally:
+        conformance._reading.cache_clear()
 
 
 @pytest.mark.parametrize("idx", range(len(_STARTS)))

@@ -8,7 +8,7 @@ Its form is lean: one action variable ``act`` picks the transition (``act == i``
 guard i); the state after the action is a frame term per entry (the entry as it was unless a
 transition that writes it is taken); the state-based actions (``settle``) are built once,
 after it, not once per transition; and the renumbering of positions after a move is built
-once and instantiated by substitution (:class:`_SharedCompaction`).
+once and instantiated by substitution (:class:`SharedCompaction`).
 
 Every guard condition is wrapped as ``en(cond) -> cond``; the ``en`` literals are passed as
 assumptions, so the unsat core of a proof names the rules it rests on, and a mutant is the
@@ -151,7 +151,7 @@ def state_from_model(cfg: Config, model: z3.ModelRef, s: State) -> State:
     return State(**vals)
 
 
-def _raw_transitions(cfg: Config) -> list[tuple[Any, Any]]:
+def raw_transitions(cfg: Config) -> list[tuple[Any, Any]]:
     """Per transition of the catalogue, its guard conditions and its effect *before* the
     state-based actions (``catalogue`` wraps every effect as ``settle(cfg, effect(s))``).
 
@@ -171,7 +171,7 @@ def _raw_transitions(cfg: Config) -> list[tuple[Any, Any]]:
     return []
 
 
-class _SharedCompaction:
+class SharedCompaction:
     """While the relation is built, :func:`model.zones.compact` (the renumbering of library
     and stack positions after a move, a pure function of ``zone``, ``pos``, ``ab_kind`` and
     ``ab_pos``) is built once over template variables and instantiated by substitution at
@@ -184,10 +184,12 @@ class _SharedCompaction:
     def __init__(self, cfg: Config) -> None:
         self.cfg = cfg
         self.patched: list[tuple[Any, Any]] = []
+        self._shared: Any = None  # the substituting compact, once built (False: not applicable)
 
-    def __enter__(self) -> "_SharedCompaction":
-        import sys
-
+    def _prepare(self) -> Any:
+        """The substituting ``compact``, built on the first entry and kept, so that a reader
+        that enters again (the conformance check, one transition at a time) builds it once;
+        False when the model's function reads more than :attr:`FIELDS`."""
         from mtgcheck.model import zones
 
         orig = zones.compact
@@ -196,9 +198,9 @@ class _SharedCompaction:
         src = [x for f in self.FIELDS for x in getattr(t, f)]
         res = {f: getattr(out, f) for f in ("pos", "ab_pos", "stack_size")}
         allowed = {x.get_id() for x in src}
-        if any(v.get_id() not in allowed for v in _constants([_term(v) for v in res["pos"] + res["ab_pos"]]
+        if any(v.get_id() not in allowed for v in constants_read([_term(v) for v in res["pos"] + res["ab_pos"]]
                                                                 + [_term(res["stack_size"])])):
-            return self  # it reads more than those fields now: leave the model's function alone
+            return False  # it reads more than those fields now: leave the model's function alone
 
         def compact(cfg: Config, s: State) -> State:
             if cfg is not self.cfg:
@@ -208,18 +210,31 @@ class _SharedCompaction:
             return s.replace(pos=tuple(map(sub, res["pos"])), ab_pos=tuple(map(sub, res["ab_pos"])),
                              stack_size=sub(_term(res["stack_size"])))
 
+        return compact
+
+    def __enter__(self) -> "SharedCompaction":
+        import sys
+
+        from mtgcheck.model import zones
+
+        orig = zones.compact
+        if self._shared is None:
+            self._shared = self._prepare()
+        if self._shared is False:
+            return self
         for name, mod in list(sys.modules.items()):
             if name.startswith(("mtgcheck.model.", "model.")) and getattr(mod, "compact", None) is orig:
                 self.patched.append((mod, orig))
-                mod.compact = compact  # type: ignore[attr-defined]
+                mod.compact = self._shared
         return self
 
     def __exit__(self, *exc: object) -> None:
         for mod, orig in self.patched:
             mod.compact = orig
+        self.patched.clear()
 
 
-def _constants(terms: Sequence[Any]) -> list[Any]:
+def constants_read(terms: Sequence[Any]) -> list[Any]:
     """The uninterpreted constants (state variables) the terms read."""
     seen: set[int] = set()
     out, todo = [], list(terms)
@@ -274,9 +289,9 @@ class Encoding:
         t0 = time.monotonic()
         from mtgcheck.model.settle import settle
 
-        split = _raw_transitions(cfg)
+        split = raw_transitions(cfg)
         ts = catalogue(cfg).transitions
-        with symbolic(), _SharedCompaction(cfg):
+        with symbolic(), SharedCompaction(cfg):
             a, b = symbolic_state(cfg, "a"), symbolic_state(cfg, "b")
             m = symbolic_state(cfg, "m") if split else b
             act = z3.Int("act")
