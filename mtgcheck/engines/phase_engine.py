@@ -260,6 +260,8 @@ class PhaseEngine:
         #: A choice phase made itself (a forced discard), shown as asked: player, cards, the spell.
         self.forced: dict[str, Any] | None = None
         self.ghosts: set[int] = set()  # stack entries of such choices never made (the player left)
+        #: (the game object, what the active player can change with, the active player): see _active.
+        self._active_seen: tuple[Any, Any, int] | None = None
 
     # -- hello ---------------------------------------------------------------------------
 
@@ -909,8 +911,16 @@ class PhaseEngine:
         return [p for p in range(self.players) if not self.game.player(p).get("is_eliminated")]
 
     def _active(self) -> int:
-        """The active player: phase-python shows it only in the full state (the costly read)."""
-        return int(self._state()["state"]["active_player"])
+        """The active player: phase-python shows it only in the full state (the costly read:
+        about 2 ms and most of an ``observe``), so it is read again only when it can have
+        changed: another game object (a new setup, a snapshot restored), a new turn (this
+        adapter refuses extra turns, so each turn has its number), or a player gone."""
+        g = self.game
+        key = (int(g.turn), tuple(bool(g.player(p).get("is_eliminated")) for p in range(self.players)))
+        seen = self._active_seen
+        if seen is None or seen[0] is not g or seen[1] != key:
+            seen = self._active_seen = (g, key, int(self._state()["state"]["active_player"]))
+        return seen[2]
 
     def close(self) -> None:
         self.game = None
