@@ -52,8 +52,8 @@ def test_symbolic_agrees_with_interpreter(idx: int, seed: int, length: int) -> N
 
 
 @pytest.mark.deep
-@pytest.mark.parametrize("shard", range(4))  # 4 x 250 = 1,000 examples, spread over the workers
-@settings(max_examples=250)
+@pytest.mark.parametrize("shard", range(4))  # 4 x 500 = 2,000 examples, spread over the workers
+@settings(max_examples=500)
 @given(st.integers(0, 10_000), st.integers(0, 2**32), st.integers(0, 60))
 def test_symbolic_agrees_with_interpreter_deep(shard: int, idx: int, seed: int, length: int) -> None:
     # the shard moves the walk, so that shards differ even where Hypothesis draws the same examples
