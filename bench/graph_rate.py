@@ -1,6 +1,9 @@
 """States per second of the graph search on each built-in configuration, old vs new code.
 
-(``--checker hypothesis``: steps per second of the Hypothesis checker instead, seed 0.)
+(``--checker hypothesis``: steps per second of the Hypothesis checker instead, seed 0;
+``--checker conformance``: conformance checks per second, the concrete against the symbolic
+reading of a transition, as ``tests/test_conformance.py`` makes them: 500 seeded random walks from
+the configuration's position, three transitions checked at the end of each.)
 
 Runs the graph search (every property, symmetry reduction on) on each built-in configuration
 with the working tree's code and with the code of an older commit (``--old``, extracted with
@@ -59,6 +62,25 @@ for conf in BUILTIN:
     if checker == "graph":
         _, ex = graph.check(conf, PROPERTIES, timeout=600)
         count, same = len(ex.states), len(ex.states)
+    elif checker == "conformance":
+        import inspect, random
+        from mtgcheck import conformance
+        from mtgcheck.model.actions import catalogue, legal_actions, step
+        from mtgcheck.model.setup import build
+        by_cfg = "cfg" in inspect.signature(conformance.check_transition).parameters  # not in older trees
+        cfg, s0 = build(conf.position)
+        ts = catalogue(cfg).transitions
+        count, same = 0, []
+        for seed in range(500):
+            rng, s = random.Random(seed), s0
+            for _ in range(rng.randint(0, 40)):
+                acts = legal_actions(cfg, s)
+                if not acts:
+                    break
+                s = step(cfg, s, rng.choice(acts))
+            for t in [t for t in ts if t.enabled(s)][:2] + [rng.choice(ts)]:
+                same += conformance.check_transition(cfg, t, s) if by_cfg else conformance.check_transition(t, s)
+                count += 1
     else:
         from mtgcheck.checkers import hypo
         vs = hypo.check(conf, PROPERTIES, seed=0, timeout=600)
@@ -84,8 +106,9 @@ def main() -> None:
     ap.add_argument("--max-turn", type=int, default=0, help="override the configurations' turn bound")
     ap.add_argument("--new", default=str(ROOT), help="the source tree to measure (default: this working tree)")
     ap.add_argument("--only", nargs="*", default=[])
-    ap.add_argument("--checker", choices=("graph", "hypothesis"), default="graph",
-                    help="hypothesis: steps/s of the Hypothesis checker (seed 0), same verdicts checked")
+    ap.add_argument("--checker", choices=("graph", "hypothesis", "conformance"), default="graph",
+                    help="hypothesis: steps/s of the Hypothesis checker (seed 0), same verdicts checked; "
+                         "conformance: conformance checks/s (the same problems, none, checked)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         if os.path.isdir(args.old):
@@ -98,7 +121,8 @@ def main() -> None:
         for _ in range(args.repeats):
             runs["old"].append(run(tmp, args.only, args.max_turn, args.checker))
             runs["new"].append(run(args.new, args.only, args.max_turn, args.checker))
-    what = "graph search (states)" if args.checker == "graph" else "Hypothesis, seed 0 (steps)"
+    what = {"graph": "graph search (states)", "hypothesis": "Hypothesis, seed 0 (steps)",
+            "conformance": "conformance (checks)"}[args.checker]
     print(f"{what}, old = {args.old}, new = {args.new}; median of {args.repeats} alternated runs")
     print(f"{'config':<11} {'count old':>10} {'count new':>10} {'old /s':>9} {'new /s':>9} {'ratio':>6} "
           f"{'old s':>7} {'new s':>7} same")
