@@ -38,6 +38,41 @@ def test_the_model_against_itself_finds_nothing() -> None:
     assert rep.found == []
 
 
+_GAMES = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+if sys.argv[2] == "with":
+    import literals  # noqa: F401  (a local module full of small integer literals)
+from mtgcheck import validate
+games = []
+real = validate.Driver.play
+def play(self, setup, choose, **kw):
+    tr = real(self, setup, choose, **kw)
+    games.append([setup.get("players"), len(tr.actions), json.dumps(tr.actions, sort_keys=True)])
+    return tr
+validate.Driver.play = play
+validate.run("model", budget=25, seed=0, store_dir=None, scenario_files=[])
+print(json.dumps(games))
+"""
+
+
+def test_a_seed_draws_the_same_games_whatever_local_literals_are_loaded(tmp_path: Path) -> None:
+    """Hypothesis now and then draws a literal found in the local modules a process has loaded
+    (so a change that adds ``100_000`` anywhere, or a process that loads one module more, drew
+    other games from the same seed); the generator draws out of their reach."""
+    (tmp_path / "literals.py").write_text("VALUES = [" + ", ".join(str(v) for v in [*range(64), 255, 2**16, 10**5,
+                                                                                    2**31 - 1, 2**32 - 1]) + "]\n")
+
+    def games(how: str) -> list[object]:
+        r = subprocess.run([sys.executable, "-c", _GAMES, str(tmp_path), how], capture_output=True, text=True,
+                           check=True, cwd=tmp_path)
+        return json.loads(r.stdout.strip().splitlines()[-1])
+
+    plain = games("without")
+    assert len(plain) == 25 and len({g[2] for g in plain}) > 10
+    assert games("with") == plain
+
+
 @pytest.mark.parametrize("mutant,rule", [("plotted-cast-same-turn", "702.170d"), ("plot-with-stack", "702.170a")])
 def test_a_mutant_engine_is_caught_with_the_rule_at_stake(tmp_path: Path, mutant: str, rule: str) -> None:
     rep = run(f"model:mutant-{mutant}", budget=150, seed=0, store_dir=str(tmp_path), scenario_files=PLOT_SCENARIOS)

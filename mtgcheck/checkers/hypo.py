@@ -73,6 +73,13 @@ _PICK_BASE = 2**40
 _PICK = st.integers(_PICK_BASE, _PICK_BASE + 2**16 - 1)
 
 
+def unmoored_integers(lo: int, hi: int) -> st.SearchStrategy[int]:
+    """``st.integers(lo, hi)`` drawn from the range :data:`_PICK_BASE` above it, for the reason
+    given there: the same seed then draws the same numbers whatever local modules are loaded
+    (and whatever literals a change adds to them).  For a generator that does not shrink."""
+    return st.integers(_PICK_BASE + lo, _PICK_BASE + hi).map(lambda v: v - _PICK_BASE)
+
+
 #: Entries each memo of a run keeps (then it starts again empty): a few thousand states is
 #: what 200 examples visit, so this bounds memory on a configuration that asks for millions.
 _MEMO = 200_000
