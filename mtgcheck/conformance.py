@@ -30,44 +30,36 @@ from mtgcheck.model.logic import symbolic
 from mtgcheck.model.state import FIELDS, State, flat, symbolic_state
 
 
-def _term(v: Any, ctx: z3.Context) -> Any:
-    if isinstance(v, z3.ExprRef):
-        return v
-    return z3.BoolVal(v, ctx) if isinstance(v, bool) else z3.IntVal(int(v), ctx)
-
-
 @dataclass
 class _Reading:
     """One configuration's symbolic reading, over the variables of state ``a`` (before) and
     ``m`` (after the action, before the state-based actions); per transition, built on first
-    use: its condition terms and its effect's entries in layout order."""
+    use: its condition terms and its effect."""
 
     cfg: Config
     a: State
     m: State | None  # None: the catalogue's effects are read whole (settling included)
-    settled: list[Any]  # settle(m), in layout order
+    settled: State | None  # settle(m)
     raw: dict[int, Any]  # catalogue index -> the raw effect (before settling)
     index: dict[int, int]  # id(transition) -> catalogue index
     shared: Any  # the relation's shared renumbering of positions (z3bmc.SharedCompaction)
     #: id(transition) -> (the transition, kept so that its id is never reused, its conditions,
-    #: its effect's entries)
-    built: dict[int, tuple[Transition, list[Any], list[Any]]] = field(default_factory=dict)
+    #: its effect)
+    built: dict[int, tuple[Transition, list[Any], State]] = field(default_factory=dict)
 
     @property
     def ctx(self) -> z3.Context:
         return flat(self.a)[0].ctx
 
-    def terms(self, t: Transition) -> tuple[list[Any], list[Any]]:
-        """``t``'s condition terms over ``a`` and its effect's entries (over ``a``; before
-        settling when ``m`` is set and ``t`` is the catalogue's)."""
+    def terms(self, t: Transition) -> tuple[list[Any], State]:
+        """``t``'s conditions over ``a`` and its effect (over ``a``; before settling when
+        ``m`` is set and ``t`` is the catalogue's)."""
         key = id(t)
         if key not in self.built:
             i = self.index.get(key)
             effect = self.raw[i] if i is not None and self.m is not None else t.effect
             with symbolic(), self.shared:
-                conds = [_term(c.test(self.a), self.ctx) for c in t.conds]
-                post = [_term(v, self.ctx) for v in flat(effect(self.a))]
-            self.built[key] = (t, conds, post)
+                self.built[key] = (t, [c.test(self.a) for c in t.conds], effect(self.a))
         return self.built[key][1:]
 
 
@@ -84,44 +76,34 @@ def _reading(cfg: Config, ctx: z3.Context) -> _Reading:
     with symbolic(), shared:
         a = symbolic_state(cfg, "conf.a")
         m = symbolic_state(cfg, "conf.m") if split else None
-        settled = [_term(v, ctx) for v in flat(settle(cfg, m))] if m is not None else []
+        settled = settle(cfg, m) if m is not None else None
     return _Reading(cfg, a, m, settled, {i: e for i, (_, e) in enumerate(split)},
                     {id(t): i for i, t in enumerate(ts)}, shared)
 
 
-def _value(x: Any) -> Any:
-    if z3.is_int_value(x):
-        return x.as_long()
-    if z3.is_true(x):
+def _value(model: z3.ModelRef, x: Any) -> Any:
+    """``x``'s value under ``model`` (a Python value as it is), with no completion: a term that
+    reads anything but the state's variables does not reduce to a constant and fails the check."""
+    if not isinstance(x, z3.ExprRef):
+        return x
+    y = model.eval(x)
+    if z3.is_int_value(y):
+        return y.as_long()
+    if z3.is_true(y):
         return True
-    if z3.is_false(x):
+    if z3.is_false(y):
         return False
-    raise AssertionError(f"symbolic value did not reduce to a constant: {x}")
+    raise AssertionError(f"symbolic value did not reduce to a constant: {y}")
 
 
-def _evaluate(model: z3.ModelRef, terms: Sequence[Any]) -> list[Any]:
-    """The terms' values under ``model``, with no completion: a term that reads anything but
-    the state's variables does not reduce to a constant and fails the check."""
-    return [_value(model.eval(t)) for t in terms]
+def _evaluate(model: z3.ModelRef, st: State) -> State:
+    """The state of the values of ``st``'s entries under ``model``."""
+    return State(tuple(tuple(_value(model, x) for x in v) if isinstance(v, tuple) else _value(model, v) for v in st))
 
 
 def _assign(model: z3.ModelRef, variables: Sequence[Any], values: Sequence[Any], ctx: z3.Context) -> None:
     for var, val in zip(variables, values, strict=True):
         model.update_value(var, z3.IntVal(int(val), ctx))
-
-
-def _by_field(s: State, values: Sequence[Any]) -> dict[str, Any]:
-    """Layout-ordered values regrouped as ``s``'s fields are (a tuple field: a tuple)."""
-    out, i = {}, 0
-    for f in FIELDS:
-        v = getattr(s, f)
-        if isinstance(v, tuple):
-            out[f] = tuple(values[i:i + len(v)])
-            i += len(v)
-        else:
-            out[f] = values[i]
-            i += 1
-    return out
 
 
 def check_transition(cfg: Config, t: Transition, s: State) -> list[str]:
@@ -136,19 +118,18 @@ def check_transition(cfg: Config, t: Transition, s: State) -> list[str]:
     model = z3.Model(ctx)
     _assign(model, flat(r.a), flat(s), ctx)
     concrete_conds = [bool(c.test(s)) for c in t.conds]
-    sym_conds = [bool(x) for x in _evaluate(model, conds)]
+    sym_conds = [bool(_value(model, x)) for x in conds]
     for c, a, b in zip(t.conds, concrete_conds, sym_conds, strict=True):
         if a != b:
             problems.append(f"{t.rule}: condition {c.id} is {a} concretely, {b} symbolically")
     if all(concrete_conds):
         post = t.effect(s)
-        values = _evaluate(model, post_terms)
-        if r.m is not None and id(t) in r.index:  # then the state-based actions, built once
-            _assign(model, flat(r.m), values, ctx)
-            values = _evaluate(model, r.settled)
-        sym_post = _by_field(s, values)
+        sym_post = _evaluate(model, post_terms)
+        if r.m is not None and r.settled is not None and id(t) in r.index:  # then settle, built once
+            _assign(model, flat(r.m), flat(sym_post), ctx)
+            sym_post = _evaluate(model, r.settled)
         for f in FIELDS:
-            a = getattr(post, f)
-            if a != sym_post[f]:
-                problems.append(f"{t.rule}: field {f} is {a} concretely, {sym_post[f]} symbolically")
+            a, b = getattr(post, f), getattr(sym_post, f)
+            if a != b:
+                problems.append(f"{t.rule}: field {f} is {a} concretely, {b} symbolically")
     return problems

@@ -134,6 +134,7 @@ class PropertyPlan:
     _transitions: dict[int, TransitionChecks] = field(default_factory=dict)
     _fired: dict[int, int] = field(default_factory=dict)
     _direct: TransitionChecks | None = None
+    _direct_states: list[Memo] = field(default_factory=list)  # per state property, before the analysis
     _recheck: dict[tuple[bool, ...], list[int]] = field(default_factory=dict)
 
     def recheck(self, s: State, s2: State) -> list[int]:
@@ -154,10 +155,11 @@ class PropertyPlan:
 
     def outcome(self, k: int, s: State) -> tuple[bool, bool]:
         """(antecedent holds, predicate holds) for state property ``k`` on ``s``."""
-        if self.memos:
-            return self.memos[k].outcome(self.analysis.cfg, s)
-        p = self.state_props[k]
-        return bool(p.triggered(self.analysis.cfg, s)), bool(p.holds(self.analysis.cfg, s))
+        if not self.memos:
+            if not self._direct_states:
+                self._direct_states = [Direct(p) for p in self.state_props]
+            return self._direct_states[k].outcome(self.analysis.cfg, s)
+        return self.memos[k].outcome(self.analysis.cfg, s)
 
     def transition(self, ti: int) -> TransitionChecks:
         """The checks on the edges of transition ``ti`` of the catalogue (worked out once the

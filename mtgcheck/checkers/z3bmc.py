@@ -198,7 +198,7 @@ class SharedCompaction:
         src = [x for f in self.FIELDS for x in getattr(t, f)]
         res = {f: getattr(out, f) for f in ("pos", "ab_pos", "stack_size")}
         allowed = {x.get_id() for x in src}
-        if any(v.get_id() not in allowed for v in constants_read([_term(v) for v in res["pos"] + res["ab_pos"]]
+        if any(v.get_id() not in allowed for v in _constants([_term(v) for v in res["pos"] + res["ab_pos"]]
                                                                 + [_term(res["stack_size"])])):
             return False  # it reads more than those fields now: leave the model's function alone
 
@@ -234,7 +234,7 @@ class SharedCompaction:
         self.patched.clear()
 
 
-def constants_read(terms: Sequence[Any]) -> list[Any]:
+def _constants(terms: Sequence[Any]) -> list[Any]:
     """The uninterpreted constants (state variables) the terms read."""
     seen: set[int] = set()
     out, todo = [], list(terms)
