@@ -134,6 +134,15 @@ def as_scenario(conf: CheckConfig, a: str | RuleSet, b: str | RuleSet, d: Differ
 
 def find_z3(conf: CheckConfig, a: RuleSetLike, b: RuleSetLike, *, max_depth: int = 6,
             timeout: float = 300.0) -> Difference | None:
+    """:func:`_find_z3` in a fresh Z3 context (the same answer whatever the process ran before)."""
+    from mtgcheck.checkers.z3bmc import fresh_context
+
+    with fresh_context():
+        return _find_z3(conf, a, b, max_depth=max_depth, timeout=timeout)
+
+
+def _find_z3(conf: CheckConfig, a: RuleSetLike, b: RuleSetLike, *, max_depth: int,
+             timeout: float) -> Difference | None:
     """The same search with Z3: BMC over histories legal under both rule sets with the same
     results, iterative deepening, until some transition is enabled under one rule set only
     or gives two different successors.  The trace is checked on the interpreter.
