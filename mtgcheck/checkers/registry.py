@@ -62,7 +62,8 @@ class Checker(Protocol):
         """Add this checker's own figures of a verdict to its manifest unit."""
 
     def version(self) -> str | None:
-        """The version of the solver its figures depend on (recorded in the manifest), or None."""
+        """The version of what its figures depend on (recorded in the manifest): its solver's, or
+        the graph search's reduction; or None."""
 
     def separate(self, conf: CheckConfig, a: RuleSet, b: RuleSet) -> Difference | None:
         """The shortest common history after which rule sets ``a`` and ``b`` part (if ``separates``)."""
@@ -191,9 +192,10 @@ class GraphChecker(BaseChecker):
     counts_rules = True
     separates = True
     # A search that reached its fixpoint says ``proved``: every reachable state (with --exhaustive,
-    # or by default where the turn-bounded space is small: graph.check_to_the_end).
+    # or by default within a state budget: graph.check_to_the_end).
     proves = True
-    depends = ("variant", "exhaustive")
+    # "graph": its symmetry reduction (``version``), which its state counts depend on.
+    depends = ("variant", "exhaustive", "graph")
 
     def check(self, conf: CheckConfig, props: Sequence[Any], rules: RuleSet, budget: Options,
               slots: Sequence[int] = ()) -> list[Verdict]:
@@ -217,6 +219,11 @@ class GraphChecker(BaseChecker):
 
     def figures(self, unit: dict[str, Any], v: Verdict) -> None:
         unit["states"] = v.stats.get("states", 0)
+
+    def version(self) -> str | None:
+        from mtgcheck.checkers.symmetry import REDUCTION
+
+        return REDUCTION
 
     def separate(self, conf: CheckConfig, a: RuleSet, b: RuleSet) -> Difference | None:
         from mtgcheck.diff import find

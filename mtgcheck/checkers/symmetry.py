@@ -19,6 +19,11 @@ from mtgcheck.model.state import (CARD_FIELDS, FIELDS, LAYOUT, Decl, OID_FIELDS,
 
 _tuple_new = tuple.__new__
 
+#: The reduction the graph search keys its states by, recorded in the manifest (the graph
+#: checker's ``version``): a state count is a figure only against counts of the same
+#: reduction.  Change it with the reduction.
+REDUCTION = "identical cards sorted; object ids by first appearance; turns by order"
+
 @lru_cache(maxsize=64)
 def groups(cfg: Config) -> tuple[tuple[int, ...], ...]:
     by: dict[tuple[str, int], list[int]] = {}
@@ -47,10 +52,18 @@ def rename(cfg: Config, s: State, perm: list[int]) -> State:
 def canonical(cfg: Config, s: State, turns: bool = False) -> State:
     """A representative of the state's class: identical cards sorted, object ids renumbered.
 
-    Object ids matter to the rules only through equality (is the target still the same
-    object?) and order (a new id is larger than every id so far), so any order-preserving
-    renumbering gives a state that behaves the same (a bisimilar one).  Sound, not always
-    minimal: references between identical cards may leave two representatives.
+    Object ids matter to the rules and the properties only through equality (is the target
+    still the same object?  CR 400.7, 608.2b) and through ``next_oid``, the next new id,
+    which is larger than every id in use: a zone change or a plane turned face up takes
+    ``next_oid``, ``next_oid + 1``, ...  No rule compares two ids in use by order.  So any
+    one-to-one renaming of the ids in use onto 1..m, with ``next_oid`` renamed m + 1, gives a
+    state that behaves the same (a bisimilar one: the same actions, successors renamed alike
+    with new ids ``m + 1``, ``m + 2``, ...); the ids are numbered in the order they first
+    appear in the object-id fields of the layout (``OID_FIELDS``: card slots first), not by
+    their values, so two states that differ only in which object came first share a
+    representative.  Checked by
+    ``tests/test_metamorphic.py`` (a random such renaming of reachable states).  Sound, not
+    always minimal: references between identical cards may leave two representatives.
 
     With ``turns``, turn numbers are renumbered the same way (0, "never", stays 0): the rules
     only compare them (plotted on an earlier turn, cast this turn) and a new turn is larger
@@ -67,7 +80,7 @@ def canonicalizer(cfg: Config, turns: bool = False) -> Callable[[State], State]:
     renumberings memoized by the values they renumber."""
     gs = groups(cfg)
     card_idx = [FIELDS.index(f) for f in _CARD]
-    renumbered = [_renumberer(OID_FIELDS)] + ([_renumberer(TURN_FIELDS)] if turns else [])
+    renumbered = [_renumberer(OID_FIELDS, fresh="next_oid")] + ([_renumberer(TURN_FIELDS)] if turns else [])
     n = cfg.n
     renamers: dict[tuple[int, ...], Callable[[State], State]] = {}
 
@@ -134,24 +147,31 @@ def _renamer(cfg: Config, perm: list[int]) -> Callable[[State], State]:
 _MEMO = 100_000
 
 
-def _renumberer(fields: tuple[str, ...]) -> Callable[[State], State]:
-    """Order-preserving renumbering of the values of ``fields`` onto 1, 2, ...; 0 stays 0
-    (memoized by those values: far fewer distinct ones than states)."""
+def _renumberer(fields: tuple[str, ...], fresh: str | None = None) -> Callable[[State], State]:
+    """Renumbering of the values of ``fields`` onto 1, 2, ...; 0 ("none", "never") stays 0
+    (memoized by those values: far fewer distinct ones than states).
+
+    Without ``fresh``, order-preserving (turns: the rules compare them).  With ``fresh``, the
+    field holding the next new value (larger than every value in use): the values in use are
+    numbered in the order they first appear in ``fields``, and ``fresh``'s value comes last
+    (object ids: the rules read only their equality, see :func:`canonical`)."""
     from operator import itemgetter
 
     idx = [FIELDS.index(f) for f in fields]
     get = itemgetter(*idx) if len(idx) > 1 else (lambda s, i=idx[0]: (s[i],))
+    top = None if fresh is None else fields.index(fresh)
     memo: dict[Any, Any] = {}
 
     def renumbered(vals: tuple[Any, ...]) -> Any:
-        used: set[int] = set()
+        used: dict[int, None] = {}  # in order of first appearance
         for v in vals:
-            if isinstance(v, tuple):
-                used.update(v)
-            else:
-                used.add(v)
-        used.discard(0)
-        order = sorted(used)
+            used.update(dict.fromkeys(v if isinstance(v, tuple) else (v,)))
+        used.pop(0, None)
+        if top is None:
+            order = sorted(used)
+        else:
+            used.pop(vals[top], None)
+            order = [*used, vals[top]]
         if order == list(range(1, len(order) + 1)):
             return None  # already 1, 2, ...
         rank = {o: r for r, o in enumerate(order, 1)}
