@@ -85,11 +85,12 @@ def find(conf: CheckConfig, a: RuleSetLike, b: RuleSetLike, *, max_states: int =
     seen = {canonical(cfg_a, s0)}
     queue: deque[tuple[State, list[Action]]] = deque([(s0, [])])
     compared = 0
+    left_out = False  # a new state within the bounds found with the budget full
     while queue:
         if len(seen) >= max_states:
             # The budget stops the search; a queued state outside the bounds would only be
-            # skipped, so it is a cut only if some queued state was still to be compared.
-            if any(_within(conf, q) for q, _ in queue):
+            # skipped, so it is a cut only if some state was still to be compared.
+            if left_out or any(_within(conf, q) for q, _ in queue):
                 raise SearchCut(f"{compared:,} states ({len(seen):,} reached)", f"its budget of {max_states:,} states")
             return None
         s, path = queue.popleft()
@@ -109,6 +110,9 @@ def find(conf: CheckConfig, a: RuleSetLike, b: RuleSetLike, *, max_states: int =
                 return Difference(path, act, True, True, "the same action has different results", len(seen))
             k = canonical(cfg_a, sa)
             if k not in seen:
+                if len(seen) >= max_states:  # the budget is full: the state is not kept
+                    left_out |= _within(conf, sa)
+                    continue
                 seen.add(k)
                 queue.append((sa, path + [act]))
     return None
