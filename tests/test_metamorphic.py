@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -131,22 +131,22 @@ def test_reachable_traces_are_invariant_deep(conf: CheckConfig) -> None:
 
 # --- reachable states in a configuration with its card slots permuted --------------------------
 
-def _check_states(conf: CheckConfig, limit: int, sample: int, perms: int) -> None:
+def _check_reachable(conf: CheckConfig, cfg: Any, s0: Any, limit: int, sample: int, rounds: int,
+                     diffs_of: Callable[[Any, int], tuple[str, list[str]]]) -> None:
     """``sample`` states spread evenly over the first ``limit`` a BFS reaches (the shallow
-    ones and the deep ones), each against ``perms`` seeded permutations of the card slots."""
-    cfg, s0 = build(conf.position)
+    ones and the deep ones), each compared ``rounds`` times: ``diffs_of(state, round)`` says
+    what was done to it and how the result differs.  A failure names the state and gives the
+    trace to it as a scenario."""
     reached, parent = bfs_sample(cfg, s0, conf.max_turn, limit)
     states = [reached[(i * len(reached)) // sample] for i in range(min(sample, len(reached)))]
     failures: list[str] = []
-    for k in range(perms):
-        perm = random_perm(cfg.n, random.Random(seed_of(conf.name, "slots", k)))
-        slots = ", ".join(f"{sl.id}->{perm[j]}" for j, sl in enumerate(cfg.slots))
+    for k in range(rounds):
         for s in states:
-            diffs = compare_state(cfg, s, perm)
+            what, diffs = diffs_of(s, k)
             if diffs:
                 replay = scenario_from_trace(f"{conf.name}: a reachable state", [], conf.position, cfg,
                                              trace_to(parent, s))
-                failures.append(f"{conf.name}: a reachable state, card slots moved ({slots}), differs:")
+                failures.append(f"{conf.name}: a reachable state, {what}, differs:")
                 failures += ["  " + d for d in diffs]
                 failures.append("  the state: " + repr(s))
                 failures.append("  the trace to it, as a scenario: " + json.dumps(replay))
@@ -155,64 +155,63 @@ def _check_states(conf: CheckConfig, limit: int, sample: int, perms: int) -> Non
     assert not failures, "\n".join(failures)
 
 
-@pytest.mark.parametrize("conf", _CONFS, ids=[c.name for c in _CONFS])
-def test_reachable_states_slot_permutation(conf: CheckConfig) -> None:
-    """250 states among the first 2,000 the search reaches, two seeded slot permutations."""
-    _check_states(conf, limit=2000, sample=250, perms=2)
+def _check_states(conf: CheckConfig, limit: int, sample: int, rounds: int) -> None:
+    """Reachable states against ``rounds`` seeded permutations of the card slots."""
+    cfg, s0 = build(conf.position)
+    moves = [random_perm(cfg.n, random.Random(seed_of(conf.name, "slots", k))) for k in range(rounds)]
 
+    def diffs_of(s: Any, k: int) -> tuple[str, list[str]]:
+        slots = ", ".join(f"{sl.id}->{moves[k][j]}" for j, sl in enumerate(cfg.slots))
+        return f"card slots moved ({slots})", compare_state(cfg, s, moves[k])
 
-@pytest.mark.deep
-@pytest.mark.parametrize("conf", _ALL_CONFS, ids=[c.name for c in _ALL_CONFS])
-def test_reachable_states_slot_permutation_deep(conf: CheckConfig) -> None:
-    _check_states(conf, limit=20000, sample=2000, perms=4)
+    _check_reachable(conf, cfg, s0, limit, sample, rounds, diffs_of)
 
 
 # --- reachable states with their object ids renamed ---------------------------------------------
 
-def _check_oid_renaming(conf: CheckConfig, limit: int, sample: int, renamings: int, mutant: Any = None) -> None:
+def _check_oid_renaming(conf: CheckConfig, limit: int, sample: int, rounds: int, mutant: Any = None) -> None:
     """The graph search keys states by object ids numbered in order of appearance, not by
     value (:func:`mtgcheck.checkers.symmetry.canonical`): sound only if no rule and no
-    property reads two ids in use by order.  ``sample`` reachable states, each with its ids
-    renamed one to one in a random order, against the state itself (under a mutant's rules:
+    property reads two ids in use by order.  Reachable states, each with its ids renamed one
+    to one in a random order, against the state itself (under a mutant's rules too:
     ``mtgcheck mutants`` searches with the same reduction)."""
     from mtgcheck.properties.catalogue import PROPERTIES
 
     cfg, s0 = build(conf.position) if mutant is None else build(conf.position, variant=mutant.variant,
                                                                   disabled=mutant.disabled)
-    reached, parent = bfs_sample(cfg, s0, conf.max_turn, limit)
-    states = [reached[(i * len(reached)) // sample] for i in range(min(sample, len(reached)))]
-    failures: list[str] = []
-    for k in range(renamings):
-        rng = random.Random(seed_of(conf.name, "oids", k))
-        for s in states:
-            diffs = compare_oid_renaming(cfg, s, random_oid_renaming(s, rng), PROPERTIES)
-            if diffs:
-                replay = scenario_from_trace(f"{conf.name}: a reachable state", [], conf.position, cfg,
-                                             trace_to(parent, s))
-                failures.append(f"{conf.name}: a reachable state, object ids renamed, differs:")
-                failures += ["  " + d for d in diffs[:5]]
-                failures.append("  the trace to it, as a scenario: " + json.dumps(replay))
-            if len(failures) > 40:
-                break
-    assert not failures, "\n".join(failures)
+    rngs = [random.Random(seed_of(conf.name, "oids", k)) for k in range(rounds)]
+
+    def diffs_of(s: Any, k: int) -> tuple[str, list[str]]:
+        return "object ids renamed", compare_oid_renaming(cfg, s, random_oid_renaming(s, rngs[k]), PROPERTIES)[:5]
+
+    _check_reachable(conf, cfg, s0, limit, sample, rounds, diffs_of)
 
 
+#: The renamings of reachable states, and per renaming (states sampled, rounds) in the default
+#: tier (among the first 2,000 states the search reaches) and in the deep tier (20,000).
+_RENAMINGS = {"card-slots": _check_states, "object-ids": _check_oid_renaming}
+_SIZES = {"card-slots": ((250, 2), (2000, 4)), "object-ids": ((150, 2), (3000, 3))}
+
+
+@pytest.mark.parametrize("renaming", list(_RENAMINGS))
 @pytest.mark.parametrize("conf", _CONFS, ids=[c.name for c in _CONFS])
-def test_reachable_states_object_id_renaming(conf: CheckConfig) -> None:
-    """150 states among the first 2,000 the search reaches, two seeded renamings each."""
-    _check_oid_renaming(conf, limit=2000, sample=150, renamings=2)
+def test_reachable_states_renamed(conf: CheckConfig, renaming: str) -> None:
+    sample, rounds = _SIZES[renaming][0]
+    _RENAMINGS[renaming](conf, limit=2000, sample=sample, rounds=rounds)
 
 
 @pytest.mark.deep
+@pytest.mark.parametrize("renaming", list(_RENAMINGS))
 @pytest.mark.parametrize("conf", _ALL_CONFS, ids=[c.name for c in _ALL_CONFS])
-def test_reachable_states_object_id_renaming_deep(conf: CheckConfig) -> None:
-    _check_oid_renaming(conf, limit=20000, sample=3000, renamings=3)
+def test_reachable_states_renamed_deep(conf: CheckConfig, renaming: str) -> None:
+    sample, rounds = _SIZES[renaming][1]
+    _RENAMINGS[renaming](conf, limit=20000, sample=sample, rounds=rounds)
 
 
 @pytest.mark.deep
 @pytest.mark.parametrize("mutant", MUTANTS, ids=[m.id for m in MUTANTS])
 def test_reachable_states_object_id_renaming_under_each_mutant(mutant: Any) -> None:
-    _check_oid_renaming(SMALL[mutant.position], limit=5000, sample=500, renamings=2, mutant=mutant)
+    _check_oid_renaming(SMALL[mutant.position], limit=5000, sample=500, rounds=2, mutant=mutant)
 
 
 def test_the_object_id_renaming_catches_an_order_comparison() -> None:
