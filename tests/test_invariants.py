@@ -269,7 +269,7 @@ def test_no_base_case_no_proof(monkeypatch) -> None:  # type: ignore[no-untyped-
 def test_hints_are_checked_not_trusted() -> None:
     """The candidates a run's proofs closed (the manifest's ``invariants``), given to the next
     run as hints: the same proofs with fewer consecution queries, since only the hinted
-    candidates are live at first.  Hints that name no mined candidate prove nothing by
+    candidates are live at first, and they are checked a chunk at a time.  Hints that name no mined candidate prove nothing by
     themselves: the run falls back to the whole search, with the same verdicts."""
     from mtgcheck.checkers.result import PROVED
     from mtgcheck.properties.catalogue import BY_ID
@@ -286,6 +286,8 @@ def test_hints_are_checked_not_trusted() -> None:
     used = hinted[0].stats["invariants"]
     assert used["hints_sufficed"] and used["live"] == len(names)
     assert used["hints_queries"] < full[0].stats["invariants"]["consecution_queries"]
+    # a chunk per query (3 queries for the 75 hints here), not one query per hint
+    assert used["hints_queries"] <= -(-(len(names) + len(props)) // z3bmc.CLOSE_CHUNK)
     assert set(hinted[0].stats["proof_invariants"]) <= set(names)
 
     stale = z3bmc.check(RITES, props, depth=1, timeout=600, hints=["zone[0] == 9"])
