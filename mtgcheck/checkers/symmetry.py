@@ -61,9 +61,9 @@ def canonical(cfg: Config, s: State, turns: bool = False) -> State:
     with new ids ``m + 1``, ``m + 2``, ...); the ids are numbered in the order they first
     appear in the object-id fields of the layout (``OID_FIELDS``: card slots first), not by
     their values, so two states that differ only in which object came first share a
-    representative.  Checked by
-    ``tests/test_metamorphic.py`` (a random such renaming of reachable states).  Sound, not
-    always minimal: references between identical cards may leave two representatives.
+    representative.  Checked by ``tests/test_metamorphic.py`` (a random such renaming of
+    reachable states).  Sound, not always minimal: references between identical cards may
+    leave two representatives.
 
     With ``turns``, turn numbers are renumbered the same way (0, "never", stays 0): the rules
     only compare them (plotted on an earlier turn, cast this turn) and a new turn is larger

@@ -841,9 +841,11 @@ class _Closure:
                     if n not in self.proven and not self._supported(n)]
             dropped = False
             for c in range(0, len(todo), CLOSE_CHUNK):
-                chunk = [n for n in todo[c:c + CLOSE_CHUNK] if n in self.live or n in self.path.hyp_live]
-                if not chunk or self.budget.cut:
+                if self.budget.cut:
                     return
+                chunk = [n for n in todo[c:c + CLOSE_CHUNK] if n in self.live or n in self.path.hyp_live]
+                if not chunk:  # all dropped by an earlier chunk's counterexample
+                    continue
                 lit = z3.Bool(f"goal:chunk:{r}:{c}")
                 self.path.sol.add(z3.Implies(lit, z3.Or([z3.Not(self._after(n)) for n in chunk])))
                 self.queries += 1
