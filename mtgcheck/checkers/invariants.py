@@ -132,6 +132,12 @@ def sample(cfg: Config, starts: Sequence[State], *, cap: int = 4000, max_turn: i
         frontier = nxt
     rng = random.Random(seed)
     cat = catalogue(cfg)
+    # The walks come back to the same few thousand states tens of thousands of times (on
+    # ``flashback``, 80,000 steps for 1,200 new states): each state's enabled transitions
+    # and each step taken are computed once.  Both are functions of the state, so the walks,
+    # and the random draws they make, are those computed afresh.
+    enabled_in: dict[State, list[int]] = {}
+    after: dict[tuple[State, int], State] = {}
     tries = 0
     while len(out) < cap and tries < 4 * cap:
         s = starts[tries % len(starts)]
@@ -146,10 +152,16 @@ def sample(cfg: Config, starts: Sequence[State], *, cap: int = 4000, max_turn: i
                 break
             # The enabled transitions, then one effect: the same choice as among the
             # successors (same order), without computing the successors not taken.
-            enabled = [cat.transitions[i] for i in cat.enabled(s)]
+            enabled = enabled_in.get(s)
+            if enabled is None:
+                enabled = enabled_in[s] = cat.enabled(s)
             if not enabled:
                 break
-            s = rng.choice([t for t in enabled if t.action.verb not in off] or enabled).effect(s)
+            i = rng.choice([i for i in enabled if cat.transitions[i].action.verb not in off] or enabled)
+            s2 = after.get((s, i))
+            if s2 is None:
+                s2 = after[(s, i)] = cat.transitions[i].effect(s)
+            s = s2
     return out[:cap]
 
 
