@@ -304,3 +304,42 @@ def test_bmc_runs_for_what_k0_leaves() -> None:
     props = [BY_ID["object-ids-fresh"], BY_ID["mandatory-additional-costs-paid"], BY_ID["stack-ordered"]]
     vs = z3bmc.check(RITES, props, depth=2, timeout=600, invariants=False)
     assert [(v.status, v.k, v.depth) for v in vs] == [(HOLDS, None, 2), (PROVED, 1, 2), (HOLDS, None, 2)]
+
+
+def test_a_chunk_out_of_its_limit_is_split_by_transition(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A chunk of the closure whose query runs out whole is asked one transition of the step
+    at a time (:meth:`z3bmc._Path._split`), not member by member: every mined candidate of
+    ``break-rites`` given as a hint (so that chunks hold junk that counterexamples drop), each
+    chunk's whole query made to run out.  What the closure keeps is inductive, checked here
+    from scratch in a solver of its own; and it took one query per chunk, no member alone."""
+    from mtgcheck.checkers.invariants import flat
+    from mtgcheck.properties.catalogue import BY_ID
+
+    real = z3bmc.Budget.check
+
+    def check(self, sol, *assumptions, what="", share=1):  # type: ignore[no-untyped-def]
+        if "at once" in what and "#" not in what:  # a chunk's whole query: out of its limit
+            return z3.unknown
+        return real(self, sol, *assumptions, what=what, share=share)
+
+    monkeypatch.setattr(z3bmc.Budget, "check", check)
+    props = [BY_ID["stack-ordered"], BY_ID["every-card-in-one-zone"]]
+    with z3bmc.fresh_context():
+        cfg, s0, enc = _setup()
+        init_of = (lambda st: z3bmc.initial_placements(cfg, s0, st))
+        budget = z3bmc.Budget(z3bmc.RLIMIT, time.monotonic() + 600)
+        closure = z3bmc._closed_invariants(enc, RITES, props, init_of, budget, (), z3bmc.SAMPLE_CAP)
+        assert closure is not None and not budget.cut
+        assert closure.dropped > 0 and closure.proven_candidates()  # junk dropped, some kept
+        split = [w for w, *_ in budget.queries if "#" in w]
+        assert split and not any(w.startswith("invariant ") for w, *_ in budget.queries)
+
+        kept = closure.proven_candidates()
+        hyps = [p for p in props if f"hyp:{p.id}" in closure.proven]
+        path = z3bmc._Path(enc, 0)
+        path.add_invariants(kept, {c.name for c in kept})
+        path.add_hypotheses(hyps)
+        after = path.un.states[1]
+        broken = z3.Or([z3.Not(c.build(flat(after))) for c in kept] +
+                       [z3.Not(enc.state_term(p, after)) for p in hyps])
+        assert path.sol.check(*enc.en.values(), *path.live_lits(), broken) == z3.unsat

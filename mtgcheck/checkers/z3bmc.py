@@ -923,10 +923,11 @@ class _Closure:
         member of the chunk (what :meth:`close` would have asked one member at a time).  Sat:
         every member false after that step is in no inductive subset of the live ones and is
         dropped (Houdini's step); the members left without a live support are asked again.
-        Out of its limit: the chunk's members are left to :meth:`close`, one query each.  For
+        Out of its limit: the same query one transition at a time (:meth:`_Path._split`), and
+        if that runs out too, the chunk's members are left to :meth:`close`, one each.  For
         a set that closes (the manifest's hints), one query per chunk instead of one per
         member."""
-        for r in range(rounds):
+        for _ in range(rounds):
             todo = [n for n in sorted(self.live) + sorted(self.path.hyp_live)
                     if n not in self.proven and not self._supported(n)]
             dropped = False
@@ -936,13 +937,22 @@ class _Closure:
                 chunk = [n for n in todo[c:c + CLOSE_CHUNK] if n in self.live or n in self.path.hyp_live]
                 if not chunk:  # all dropped by an earlier chunk's counterexample
                     continue
-                lit = z3.Bool(f"goal:chunk:{r}:{c}")
-                self.path.sol.add(z3.Implies(lit, z3.Or([z3.Not(self._after(n)) for n in chunk])))
                 self.queries += 1
-                res = self.budget.check(self.path.sol, *self.enc.en.values(), *self.path.facts.values(),
-                                        *self.path.live_lits(), lit, what=f"invariants: {len(chunk)} at once")
+                # A literal of its own (the number of the query): a chunk's goal is never
+                # another's, nor is the split's cache of cores (keyed by ``what``) shared.
+                lit = z3.Bool(f"goal:chunk:{self.queries}")
+                self.path.sol.add(z3.Implies(lit, z3.Or([z3.Not(self._after(n)) for n in chunk])))
+                what = f"invariants: {len(chunk)} at once (query {self.queries})"
+                assumptions = [*self.enc.en.values(), *self.path.facts.values(), *self.path.live_lits(), lit]
+                res = self.budget.check(self.path.sol, *assumptions, what=what)
+                core = [str(x) for x in self.path.sol.unsat_core()] if res == z3.unsat else []
+                if res == z3.unknown and not self.budget.cut:
+                    # Out of its limit whole: one query per transition of the step, as a
+                    # property's step case is split (on ``flashback``'s hints, 64M of rlimit
+                    # where asking the chunk's members one by one took 78M).
+                    res, core = self.path._split(assumptions, self.budget, what, 1)
                 if res == z3.unsat:
-                    sup = self._core_support()
+                    sup = self._support_of(core)
                     for n in chunk:
                         self.support[n] = sup - {n}
                 elif res == z3.sat:
@@ -960,7 +970,11 @@ class _Closure:
 
     def _core_support(self) -> frozenset[str]:
         """The candidates and hypotheses named by the last query's unsat core."""
-        core = [str(x) for x in self.path.sol.unsat_core()]
+        return self._support_of([str(x) for x in self.path.sol.unsat_core()])
+
+    @staticmethod
+    def _support_of(core: Sequence[str]) -> frozenset[str]:
+        """The candidates and hypotheses an unsat core (literal names) names."""
         return frozenset([n[4:] for n in core if n.startswith("inv:")] + [n for n in core if n.startswith("hyp:")])
 
     def proven_candidates(self) -> list[Any]:
