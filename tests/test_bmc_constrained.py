@@ -118,3 +118,17 @@ def test_a_run_the_solver_rejects_is_not_taken(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(z3bmc.Unroller, "extend", no_step)
     (v,) = z3bmc.check(conf, props[:1], depth=3, timeout=600, induction=False)
     assert v.status == VACUOUS, v.summary()
+
+
+def test_a_closing_out_of_its_share_leaves_bmc_plain(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The closing for BMC alone gets a share of the time (:data:`z3bmc.CLOSING_SHARE`): one
+    that does not end in it constrains nothing (a set half closed is no invariant), and BMC
+    runs plain with the time left, to the depth plain BMC reaches, instead of being starved."""
+    monkeypatch.setattr(z3bmc, "CLOSING_SHARE", 0.0)
+    conf = SMALL[LEAVER.position]
+    props = [BY_ID["stack-ordered"], BY_ID["object-ids-fresh"]]
+    vs = z3bmc.check(conf, props, depth=2, timeout=300, induction=False, bmc_invariants=True,
+                     hints=_intact_hints(LEAVER.position))
+    plain = z3bmc.check(conf, props, depth=2, timeout=300, induction=False)
+    assert vs[0].stats["bmc_constrained_by"] == 0
+    assert [(v.status, v.depth) for v in vs] == [(v.status, v.depth) for v in plain] == [("holds", 2)] * 2

@@ -79,6 +79,9 @@ SPLIT_RLIMITS = 20
 SAMPLE_CAP = 3000
 #: States :func:`_witness` expands at most looking for a run of the depth BMC asks.
 WITNESS_CAP = 20_000
+#: The share of BMC's time the closing of invariants for BMC alone may take
+#: (``bmc_invariants``); what it leaves is BMC's, plain if the closing did not end.
+CLOSING_SHARE = 0.5
 #: Members of the invariant closure checked by one query (:meth:`_Closure.close_all`).
 CLOSE_CHUNK = 32
 #: Other initial placements the sample starts from (besides the configuration's position).
@@ -659,8 +662,11 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
     else:
         if bmc_invariants:
             tb = time.monotonic()
+            # At most a share of the time left: a closing that does not end in it leaves BMC
+            # plain, with the rest of the time, instead of starved.
+            share = time.monotonic() + (deadline - time.monotonic()) * CLOSING_SHARE
             closed = _closed_invariants(enc, conf, [p for p in props if p.id not in status], init_of,
-                                        Budget(budget.rlimit, deadline), hints, sample_cap)
+                                        Budget(budget.rlimit, share), hints, sample_cap)
             constrained = _constrain(un, enc, closed, [])
             closing_seconds = time.monotonic() - tb
         tb = time.monotonic()
@@ -776,7 +782,7 @@ def _closed_invariants(enc: Encoding, conf: CheckConfig, todo: Sequence[Property
     """The candidates found on the configuration (only the ``hints``, if given) closed into
     an inductive set, the state properties of ``todo`` taking part as members: what
     :func:`_constrain` may assume without the induction having run.  None if the
-    candidates could not all be checked initially true."""
+    candidates could not all be checked initially true, or ``budget`` ran out first."""
     found = find_invariants(enc, conf, init_of, budget, cap=sample_cap)
     if not found.complete:
         return None
@@ -785,7 +791,7 @@ def _closed_invariants(enc: Encoding, conf: CheckConfig, todo: Sequence[Property
     closure.close_all()
     while not budget.cut and not closure.close(sorted(closure.live)):
         pass  # a member was dropped: close what is left
-    return closure
+    return None if budget.cut else closure
 
 
 def placements(cfg: Config, s0: State, n: int, seed: int = 0) -> list[State]:
