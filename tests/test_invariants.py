@@ -308,9 +308,9 @@ def test_bmc_runs_for_what_k0_leaves() -> None:
 
 def test_a_chunk_out_of_its_limit_is_split_by_transition(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """A chunk of the closure whose query runs out whole is asked one transition of the step
-    at a time (:meth:`z3bmc._Path._split`), not member by member: every mined candidate of
-    ``break-rites`` given as a hint (so that chunks hold junk that counterexamples drop), each
-    chunk's whole query made to run out.  What the closure keeps is inductive, checked here
+    at a time (:meth:`z3bmc._Path._split`), not member by member: every candidate mined on
+    ``break-rites`` is live (no hints, so that chunks hold junk that counterexamples drop),
+    and each chunk's whole query is made to run out.  What the closure keeps is inductive, checked here
     from scratch in a solver of its own; and it took one query per chunk, no member alone."""
     from mtgcheck.checkers.invariants import flat
     from mtgcheck.properties.catalogue import BY_ID

@@ -84,6 +84,10 @@ WITNESS_CAP = 20_000
 CLOSING_SHARE = 0.5
 #: Members of the invariant closure checked by one query (:meth:`_Closure.close_all`).
 CLOSE_CHUNK = 32
+#: The limit of a chunk's query split by transition, as a multiple of :data:`RLIMIT` (the
+#: two splits of ``flashback``'s hints spend 4.4M and 12.0M); past it the members go one by
+#: one, so a chunk never costs much more than asking its members one by one would.
+CHUNK_SPLIT_RLIMITS = 5
 #: Other initial placements the sample starts from (besides the configuration's position).
 SAMPLE_STARTS = 16
 
@@ -956,7 +960,7 @@ class _Closure:
                     # Out of its limit whole: one query per transition of the step, as a
                     # property's step case is split (on ``flashback``'s hints, 64M of rlimit
                     # where asking the chunk's members one by one took 78M).
-                    res, core = self.path._split(assumptions, self.budget, what, 1)
+                    res, core = self.path._split(assumptions, self.budget, what, 1, CHUNK_SPLIT_RLIMITS)
                 if res == z3.unsat:
                     sup = self._support_of(core)
                     for n in chunk:
@@ -1203,12 +1207,13 @@ class _Path:
             return res, [], self._core(core)
         return res, [], []
 
-    def _split(self, assumptions: Sequence[Any], budget: Budget, what: str, share: int) -> tuple[Any, list[str]]:
-        """The same query, one transition of the last step at a time (:data:`SPLIT_RLIMITS`).
+    def _split(self, assumptions: Sequence[Any], budget: Budget, what: str, share: int,
+               limits: int = SPLIT_RLIMITS) -> tuple[Any, list[str]]:
+        """The same query, one transition of the last step at a time.
 
         Unsat when every transition's query is (the core is the union of theirs); sat at the
         first that is (its model is the solver's); unknown if one is, or the split's total
-        limit is spent."""
+        limit (``limits`` times the budget's) is spent."""
         act, spent, core = self.un.acts[self.k], 0, set()
         for i, action in enumerate(self.enc.actions):
             # A transition proved before with assumptions still made is not asked again
@@ -1217,7 +1222,7 @@ class _Path:
             if known is not None and self.still_live(known):
                 core |= known
                 continue
-            if spent >= SPLIT_RLIMITS * budget.rlimit:
+            if spent >= limits * budget.rlimit:
                 return z3.unknown, []
             res = budget.check(self.sol, *assumptions, act == i, what=f"{what} [{action.verb} #{i}]", share=share)
             spent += budget.queries[-1][2]
