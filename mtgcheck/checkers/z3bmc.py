@@ -1208,12 +1208,14 @@ class _Path:
         return res, [], []
 
     def _split(self, assumptions: Sequence[Any], budget: Budget, what: str, share: int,
-               limits: int = SPLIT_RLIMITS) -> tuple[Any, list[str]]:
+               limits: int | None = None) -> tuple[Any, list[str]]:
         """The same query, one transition of the last step at a time.
 
         Unsat when every transition's query is (the core is the union of theirs); sat at the
         first that is (its model is the solver's); unknown if one is, or the split's total
-        limit (``limits`` times the budget's) is spent."""
+        limit (``limits`` times the budget's; :data:`SPLIT_RLIMITS`, read at the call, if
+        None) is spent."""
+        limits = SPLIT_RLIMITS if limits is None else limits
         act, spent, core = self.un.acts[self.k], 0, set()
         for i, action in enumerate(self.enc.actions):
             # A transition proved before with assumptions still made is not asked again
