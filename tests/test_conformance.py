@@ -135,3 +135,31 @@ def test_compiled_guards_agree_with_each_transition(idx: int) -> None:
                 break
             s = step(cfg, s, rng.choice(acts))
     assert checked >= 12
+
+
+def test_the_sorting_bookkeeping_agrees_with_the_counting() -> None:
+    """Library and stack positions are renumbered by counting in the relation and by sorting
+    on concrete states (:func:`zones.compact`, "not a rule but bookkeeping"): the two agree on
+    states of random play whose zones and raw positions are scrambled (ties, gaps, negative
+    and far positions, as a move leaves them before it compacts).  A sort that breaks a tie
+    otherwise than the counting does fails here."""
+    from mtgcheck.model.logic import symbolic
+    from mtgcheck.model.state import LIBRARY, STACK
+    from mtgcheck.model.zones import compact
+
+    where = {"zone": (LIBRARY, LIBRARY, STACK, STACK, 0), "ab_kind": (0, 1)}  # field -> scrambled values
+    rng = random.Random(7)
+    ties = checked = 0
+    for idx in range(len(_STARTS)):
+        for seed in range(3):
+            cfg, s = _walk(idx, seed, rng.randrange(30))
+            for _ in range(4):
+                raw = s.replace(**{f: tuple(rng.choice(vals) for _ in getattr(s, f)) for f, vals in where.items()},
+                                **{f: tuple(rng.choice([-10_000 + i, 0, 1, 2, 20_000 + i]) for i in range(len(getattr(s, f))))
+                                   for f in ("pos", "ab_pos")})
+                with symbolic():  # the counting, on concrete values
+                    counted = compact(cfg, raw)
+                assert compact(cfg, raw) == counted, (idx, seed, raw)
+                checked += 1
+                ties += len(raw.pos) - len(set(raw.pos))
+    assert checked >= 40 and ties >= 40
