@@ -668,9 +668,9 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
             tb = time.monotonic()
             # At most a share of the time left: a closing that does not end in it leaves BMC
             # plain, with the rest of the time, instead of starved.
-            share = time.monotonic() + (deadline - time.monotonic()) * CLOSING_SHARE
+            closing_deadline = time.monotonic() + (deadline - time.monotonic()) * CLOSING_SHARE
             closed = _closed_invariants(enc, conf, [p for p in props if p.id not in status], init_of,
-                                        Budget(budget.rlimit, share), hints, sample_cap)
+                                        Budget(budget.rlimit, closing_deadline), hints, sample_cap)
             constrained = _constrain(un, enc, closed, [])
             closing_seconds = time.monotonic() - tb
         tb = time.monotonic()
@@ -954,13 +954,10 @@ class _Closure:
                 self.path.sol.add(z3.Implies(lit, z3.Or([z3.Not(self._after(n)) for n in chunk])))
                 what = f"invariants: {len(chunk)} at once (query {self.queries})"
                 assumptions = [*self.enc.en.values(), *self.path.facts.values(), *self.path.live_lits(), lit]
-                res = self.budget.check(self.path.sol, *assumptions, what=what)
-                core = [str(x) for x in self.path.sol.unsat_core()] if res == z3.unsat else []
-                if res == z3.unknown and not self.budget.cut:
-                    # Out of its limit whole: one query per transition of the step, as a
-                    # property's step case is split (on ``flashback``'s hints, 64M of rlimit
-                    # where asking the chunk's members one by one took 78M).
-                    res, core = self.path._split(assumptions, self.budget, what, 1, CHUNK_SPLIT_RLIMITS)
+                # Out of its limit whole, asked one transition of the step at a time, as a
+                # property's step case is (on ``flashback``'s hints, 64M of rlimit where
+                # asking the chunk's members one by one took 78M).
+                res, core = self.path.ask(assumptions, self.budget, what, 1, CHUNK_SPLIT_RLIMITS)
                 if res == z3.unsat:
                     sup = self._support_of(core)
                     for n in chunk:
@@ -1190,14 +1187,7 @@ class _Path:
         what = f"k={self.k} {'+'.join(p.id for p in cands)}"
         share = 1 if self.k == 0 else STEP_SHARE
         assumptions = [*self.enc.en.values(), *self.facts.values(), *self.live_lits(), go]
-        if what in self.split_first:  # the whole query ran out before: split at once
-            res, core = self._split(assumptions, budget, what, share)
-        else:
-            res = budget.check(self.sol, *assumptions, what=what, share=share)
-            core = [str(lit) for lit in self.sol.unsat_core()] if res == z3.unsat else []
-            if res == z3.unknown and not budget.cut:
-                self.split_first.add(what)
-                res, core = self._split(assumptions, budget, what, share)
+        res, core = self.ask(assumptions, budget, what, share)
         self.last_support = [n[4:] for n in core if n.startswith("inv:")] + [n for n in core if n.startswith("hyp:")]
         if res == z3.sat:
             m = self.sol.model()
@@ -1206,6 +1196,20 @@ class _Path:
         if res == z3.unsat:
             return res, [], self._core(core)
         return res, [], []
+
+    def ask(self, assumptions: Sequence[Any], budget: Budget, what: str, share: int,
+            limits: int | None = None) -> tuple[Any, list[str]]:
+        """One query, whole; if it runs out of its limit, split by transition (:meth:`_split`,
+        within ``limits``).  Returns the result and the unsat core's literal names.  A query
+        that ran out whole once (the same ``what``) is split at once from then on."""
+        if what in self.split_first:
+            return self._split(assumptions, budget, what, share, limits)
+        res = budget.check(self.sol, *assumptions, what=what, share=share)
+        core = [str(lit) for lit in self.sol.unsat_core()] if res == z3.unsat else []
+        if res == z3.unknown and not budget.cut:
+            self.split_first.add(what)
+            res, core = self._split(assumptions, budget, what, share, limits)
+        return res, core
 
     def _split(self, assumptions: Sequence[Any], budget: Budget, what: str, share: int,
                limits: int | None = None) -> tuple[Any, list[str]]:
