@@ -11,10 +11,11 @@ configuration) with each k, the proof time, the induction's resource use and the
 (mined, initially true, proven inductive, dropped); with ``--mutants`` the time Z3 takes to
 kill each mutant (as ``mtgcheck mutants --checker z3`` runs it) and the median; with
 ``--whole`` it also times a whole ``mtgcheck check`` run.  ``--z3-only`` skips the graph
-search and Hypothesis figures.
+search and Hypothesis figures; ``--from-position`` adds plain BMC's depth from the
+configuration's own position alone (the placements' share of BMC's cost).
 
     python bench/check_figures.py [--bmc-budget 60] [--seed 0] [--proofs] [--mutants] [--whole] [--z3-only]
-        [--config NAME] [--manifest manifest.json]
+        [--from-position] [--config NAME] [--manifest manifest.json]
 """
 
 from __future__ import annotations
@@ -31,14 +32,15 @@ from mtgcheck.configs import BUILTIN
 from mtgcheck.properties.catalogue import PROPERTIES
 
 
-def bmc_depth_in(conf, budget: float, hints=None) -> tuple[int, float, float]:  # type: ignore[no-untyped-def]
+def bmc_depth_in(conf, budget: float, hints=None, every_placement: bool = True) -> tuple[int, float, float]:  # type: ignore[no-untyped-def]
     """The depth BMC reaches for every property in ``budget`` seconds, the relation's build
     time, and the closing's.  With ``hints`` (a tuple, possibly empty) BMC's states are
     constrained by the invariants found and closed first (z3bmc's ``bmc_invariants``: the
     hinted ones, or every candidate if none), the closing counted in the budget (at most
-    ``z3bmc.CLOSING_SHARE`` of it; past that, BMC runs plain)."""
+    ``z3bmc.CLOSING_SHARE`` of it; past that, BMC runs plain).  ``every_placement=False``:
+    from the configuration's own position only (what the placements cost the solver)."""
     vs = z3bmc.check(conf, PROPERTIES, depth=50, timeout=budget, induction=False,
-                     bmc_invariants=hints is not None, hints=hints or ())
+                     bmc_invariants=hints is not None, hints=hints or (), symbolic_init=every_placement)
     st = vs[0].stats
     return min(v.depth or 0 for v in vs), st.get("build_seconds", 0.0), st.get("bmc_invariant_seconds", 0.0)
 
@@ -97,6 +99,8 @@ def main() -> None:
     ap.add_argument("--mutants", action="store_true")
     ap.add_argument("--whole", action="store_true")
     ap.add_argument("--z3-only", action="store_true")
+    ap.add_argument("--from-position", action="store_true",
+                    help="also plain BMC's depth from the configuration's own position, not every placement")
     ap.add_argument("--config", action="append", default=[])
     ap.add_argument("--manifest", default=None, help="its invariants as hints: for the constrained BMC depth, and "
                     "(--proofs) for a second proof run")
@@ -109,13 +113,16 @@ def main() -> None:
     print("BMC depth: plain; then with its states constrained by the invariants closed first "
           f"({'the manifest' + chr(39) + 's hints' if hints else 'every candidate'}), their closing in the budget")
     print(f"{'config':<11} {'graph states':>12} {'states/s':>9} {'hyp ex/s':>9} {'hyp steps/s':>11} "
-          f"{'z3 build s':>10} {'BMC depth':>9} {'+invariants':>11} {'closing s':>9}")
+          f"{'z3 build s':>10} {'BMC depth':>9} {'+invariants':>11} {'closing s':>9}"
+          + (f" {'from position':>13}" if args.from_position else ""))
     for conf in confs:
         constrained, _, closing = bmc_depth_in(conf, args.bmc_budget, hints.get(conf.name, ()))
+        at_position = f" {bmc_depth_in(conf, args.bmc_budget, every_placement=False)[0]:>13}" \
+            if args.from_position else ""
         if args.z3_only:
             depth, build, _ = bmc_depth_in(conf, args.bmc_budget)
             print(f"{conf.name:<11} {'-':>12} {'-':>9} {'-':>9} {'-':>11} {build:>10.1f} {depth:>9} {constrained:>11} "
-                  f"{closing:>9.1f}", flush=True)
+                  f"{closing:>9.1f}{at_position}", flush=True)
             continue
         t0 = time.monotonic()
         _, ex = graph.check(conf, PROPERTIES)
@@ -126,7 +133,7 @@ def main() -> None:
         depth, build, _ = bmc_depth_in(conf, args.bmc_budget)
         print(f"{conf.name:<11} {len(ex.states):>12} {len(ex.states) / g_secs:>9.0f} "
               f"{hv[0].stats['examples'] / h_secs:>9.1f} {hv[0].stats['steps'] / h_secs:>11.0f} "
-              f"{build:>10.1f} {depth:>9} {constrained:>11} {closing:>9.1f}", flush=True)
+              f"{build:>10.1f} {depth:>9} {constrained:>11} {closing:>9.1f}{at_position}", flush=True)
     if not args.z3_only:
         small = [c for c in BUILTIN if c.name in ("flashback", "costs")]
         print(f"\nper property, checked alone (median over the {', '.join(c.name for c in small)} configurations, "
