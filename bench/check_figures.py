@@ -32,7 +32,8 @@ from mtgcheck.configs import BUILTIN
 from mtgcheck.properties.catalogue import PROPERTIES
 
 
-def bmc_depth_in(conf, budget: float, hints=None, every_placement: bool = True) -> tuple[int, float, float]:  # type: ignore[no-untyped-def]
+def bmc_depth_in(conf, budget: float, hints=None, every_placement: bool = True,  # type: ignore[no-untyped-def]
+                 split_hints=()) -> tuple[int, float, float]:
     """The depth BMC reaches for every property in ``budget`` seconds, the relation's build
     time, and the closing's.  With ``hints`` (a tuple, possibly empty) BMC's states are
     constrained by the invariants found and closed first (z3bmc's ``bmc_invariants``: the
@@ -40,7 +41,8 @@ def bmc_depth_in(conf, budget: float, hints=None, every_placement: bool = True) 
     ``z3bmc.CLOSING_SHARE`` of it; past that, BMC runs plain).  ``every_placement=False``:
     from the configuration's own position only (what the placements cost the solver)."""
     vs = z3bmc.check(conf, PROPERTIES, depth=50, timeout=budget, induction=False,
-                     bmc_invariants=hints is not None, hints=hints or (), symbolic_init=every_placement)
+                     bmc_invariants=hints is not None, hints=hints or (), symbolic_init=every_placement,
+                     split_hints=split_hints)
     st = vs[0].stats
     return min(v.depth or 0 for v in vs), st.get("build_seconds", 0.0), st.get("bmc_invariant_seconds", 0.0)
 
@@ -109,14 +111,17 @@ def main() -> None:
     print(f"seed {args.seed}; BMC budget {args.bmc_budget:.0f} s per configuration")
     from mtgcheck import manifest as mf
 
-    hints = mf.invariant_hints(mf.load(args.manifest)) if args.manifest else {}
+    recorded = mf.load(args.manifest) if args.manifest else None
+    hints = mf.invariant_hints(recorded) if recorded else {}
+    split = mf.split_hints(recorded) if recorded else {}
     print("BMC depth: plain; then with its states constrained by the invariants closed first "
           f"({'the manifest' + chr(39) + 's hints' if hints else 'every candidate'}), their closing in the budget")
     print(f"{'config':<11} {'graph states':>12} {'states/s':>9} {'hyp ex/s':>9} {'hyp steps/s':>11} "
           f"{'z3 build s':>10} {'BMC depth':>9} {'+invariants':>11} {'closing s':>9}"
           + (f" {'from position':>13}" if args.from_position else ""))
     for conf in confs:
-        constrained, _, closing = bmc_depth_in(conf, args.bmc_budget, hints.get(conf.name, ()))
+        constrained, _, closing = bmc_depth_in(conf, args.bmc_budget, hints.get(conf.name, ()),
+                                               split_hints=split.get(conf.name, ()))
         at_position = f" {bmc_depth_in(conf, args.bmc_budget, every_placement=False)[0]:>13}" \
             if args.from_position else ""
         if args.z3_only:

@@ -37,6 +37,9 @@ class Options:
     #: Z3: configuration name -> the invariant candidates an earlier run's proofs closed (the
     #: manifest's ``invariants``, read with --manifest), tried first and checked again.
     hints: dict[str, tuple[str, ...]] | None = None
+    #: Z3: configuration name -> those of the hints whose chunk of the closure an earlier run
+    #: had to split (the manifest's ``split``): their chunks are split at once.
+    split_hints: dict[str, tuple[str, ...]] | None = None
 
 
 #: Seed slot i of a run seeded S uses the Hypothesis seed S + i * SEED_STRIDE: slot 0 is the

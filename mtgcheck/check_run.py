@@ -33,7 +33,7 @@ from __future__ import annotations
 import time
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from mtgcheck.budget import SEED_STRIDE, Options, slot_examples, slot_seed
 from mtgcheck.checkers import registry
@@ -41,7 +41,7 @@ from mtgcheck.checkers.result import EVERY_REACHABLE_STATE, HOLDS, PROVED, UNKNO
 from mtgcheck.configs import BUILTIN, CheckConfig
 from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
 
-__all__ = ["SEED_STRIDE", "Options", "slot_examples", "slot_seed", "Unit", "plan", "run_unit", "run_check",
+__all__ = ["SEED_STRIDE", "Options", "slot_examples", "slot_seed", "Unit", "plan", "run_unit", "run_check", "submission_order",
            "Combined", "combine", "merge_shards", "exit_code", "verdict_json", "configs_named", "properties_named"]
 
 
@@ -178,12 +178,25 @@ def merge_shards(verdicts: Sequence[Verdict]) -> list[Verdict]:
     return [vs[0] if len(vs) == 1 else _merge(vs) for vs in cells.values()]
 
 
+def submission_order(units: Sequence[Unit], expected: Mapping[tuple[str, str], float] | None) -> list[int]:
+    """The order the units go to the workers: the longest expected first (``expected``:
+    (checker, configuration) -> seconds, the manifest's record of an earlier run), so that
+    no long unit starts last and leaves one worker idle at the end.  A unit with no record
+    goes first (it may be long), and equal ones keep the plan's order; with no record at
+    all, the plan's order.  Only when the work starts depends on it, never a verdict."""
+    if not expected:
+        return list(range(len(units)))
+    return sorted(range(len(units)), key=lambda i: -expected.get((units[i].checker, units[i].conf.name), float("inf")))
+
+
 def run_check(checkers: Sequence[str], prop_ids: Sequence[str], configs: Sequence[CheckConfig], opts: Options,
               jobs: int = 2, on_done: Callable[[str, str], None] | None = None,
-              executor: Executor | None = None) -> list[Verdict]:
+              executor: Executor | None = None,
+              expected: Mapping[tuple[str, str], float] | None = None) -> list[Verdict]:
     """Run every unit of :func:`plan` (in this process when ``jobs`` is 1 and no executor is
-    given), then merge the shards.  Results are put back in plan order, so the verdicts do
-    not depend on which worker finished first."""
+    given; on workers, longest expected first: :func:`submission_order`), then merge the
+    shards.  Results are put back in plan order, so the verdicts do not depend on which
+    worker finished first."""
     units = plan(checkers, prop_ids, configs, opts)
     results: list[list[Verdict]] = [[] for _ in units]
     if jobs <= 1 and executor is None:
@@ -195,7 +208,8 @@ def run_check(checkers: Sequence[str], prop_ids: Sequence[str], configs: Sequenc
     own = executor is None
     ex = executor or ProcessPoolExecutor(max_workers=jobs)
     try:
-        futs = {ex.submit(run_unit, u.checker, u.conf, u.prop_ids, opts, u.slots): i for i, u in enumerate(units)}
+        futs = {ex.submit(run_unit, units[i].checker, units[i].conf, units[i].prop_ids, opts, units[i].slots): i
+                for i in submission_order(units, expected)}
         for fut in as_completed(futs):
             results[futs[fut]] = fut.result()
             if on_done:
@@ -217,9 +231,9 @@ def exit_code(combined: Sequence[Combined]) -> int:
 
 
 #: Stats a verdict carries for the harness, not for its row of the report: ``coverage`` (the
-#: report's own section), ``proof_invariants`` (the manifest's), ``initial_position`` (the
+#: report's own section), ``proof_invariants`` and ``proof_split`` (the manifest's), ``initial_position`` (the
 #: start of the stored counterexample, a Position; the row shows ``initial_state``).
-NOT_IN_ROWS = ("coverage", "proof_invariants", "initial_position")
+NOT_IN_ROWS = ("coverage", "proof_invariants", "proof_split", "initial_position")
 
 
 def verdict_json(v: Verdict, describe: Callable[[Any], str] | None = None) -> dict[str, Any]:

@@ -183,8 +183,10 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
     expected = mf.load(manifest_in) if manifest_in else None
     opts = cr.Options(depth=depth, timeout=timeout, seed=seed, examples=examples, rules=RuleSet.from_build(variant),
                       strengthen=strengthen, exhaustive=exhaustive, export_dir=export_dir, hypothesis_slots=shards,
-                      hints=mf.invariant_hints(expected) if expected else None)
+                      hints=mf.invariant_hints(expected) if expected else None,
+                      split_hints=mf.split_hints(expected) if expected else None)
 
+    schedule = mf.unit_seconds(expected) if expected else None  # the longest units first
     executor = make_executor(scheduler, jobs) if scheduler else None  # before any work: a bad address is exit 2
     click.echo(f"mtgcheck check: {len(prop_ids)} properties x {len(chosen)} checkers x {len(confs)} configurations"
                f" (seed {seed}, {f'scheduler {scheduler}' if scheduler else f'{jobs} jobs'})", err=True)
@@ -195,10 +197,10 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
 
             with Progress(transient=True) as prog:
                 task = prog.add_task("checking", total=len(cr.plan(chosen, prop_ids, confs, opts)))
-                verdicts = cr.run_check(chosen, prop_ids, confs, opts, jobs=jobs, executor=executor,
+                verdicts = cr.run_check(chosen, prop_ids, confs, opts, jobs=jobs, executor=executor, expected=schedule,
                                         on_done=lambda c, n: prog.advance(task))
         else:
-            verdicts = cr.run_check(chosen, prop_ids, confs, opts, jobs=jobs, executor=executor)
+            verdicts = cr.run_check(chosen, prop_ids, confs, opts, jobs=jobs, executor=executor, expected=schedule)
     finally:
         if executor is not None:
             executor.shutdown()

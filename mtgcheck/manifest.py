@@ -4,7 +4,9 @@
 (a *unit*): the properties that hold (or are proved), the number of distinct states of the
 graph search, the properties Z3 proved with their induction depth k, and the rules the graph
 search and Hypothesis fired, and the invariant candidates Z3's proofs closed (not a figure:
-the next run's hints, :func:`invariant_hints`).  ``mtgcheck check --manifest FILE`` compares
+the next run's hints, :func:`invariant_hints`, and those of them to ask split,
+:func:`split_hints`), and the seconds each unit took (not a figure
+either: the next run's schedule, :func:`unit_seconds`).  ``mtgcheck check --manifest FILE`` compares
 the run with it:
 every figure that shrank (a property no longer holds or proved, a larger k, fewer states, a
 rule no longer fired) is one line and fails the check (exit 1); a figure that grew is a note
@@ -54,6 +56,8 @@ def build(opts: Any, prop_ids: Sequence[str], verdicts: Iterable[Any], units_fir
             u["unknown"].append(v.property)
         if (own := registry.REGISTRY.get(v.checker)) is not None:
             own.figures(u, v)  # its own figures: the graph search's states, Z3's proofs
+        if (secs := v.stats.get("unit_seconds")) is not None:  # not a figure: the next run's schedule
+            u["seconds"] = max(u.get("seconds", 0.0), round(float(secs), 1))
     for (checker, config), counts in units_fired.items():
         if config in units.get(checker, {}):
             units[checker][config]["rules"] = sorted(r for r, n in counts["rules"].items() if n > 0)
@@ -114,6 +118,23 @@ def invariant_hints(manifest: dict) -> dict[str, tuple[str, ...]]:
     list costs time, never a verdict."""
     return {config: tuple(u["invariants"]) for per in manifest["units"].values() for config, u in per.items()
             if "invariants" in u}
+
+
+def split_hints(manifest: dict) -> dict[str, tuple[str, ...]]:
+    """Configuration -> the hinted candidates whose chunk of Z3's closure had to be split
+    (asked one transition at a time) in the recorded run.  Not a figure: the next run asks
+    their chunks split at once instead of first whole, to run out of its limit again."""
+    return {config: tuple(u["split"]) for per in manifest["units"].values() for config, u in per.items()
+            if "split" in u}
+
+
+def unit_seconds(manifest: dict) -> dict[tuple[str, str], float]:
+    """(checker, configuration) -> the seconds its unit took in the recorded run.
+
+    Not a figure (never compared: it is the machine's, not the rules'): the next run hands
+    the longest units to its workers first (:func:`mtgcheck.check_run.submission_order`)."""
+    return {(checker, config): float(u["seconds"]) for checker, per in manifest["units"].items()
+            for config, u in per.items() if "seconds" in u}
 
 
 # --- comparing --------------------------------------------------------------------------------

@@ -130,17 +130,18 @@ def selection(config: pytest.Config) -> Selection:
     if store is not None and not (config.invocation_params.dir / store).is_dir():
         raise pytest.UsageError(f"--mtgcheck-store: no folder {store!r}")
     here = config.invocation_params.dir  # as `mtgcheck replay`: relative to the current folder
-    hints = None
+    hints = split = None
     if get("mtgcheck_manifest") is not None:
         from mtgcheck import manifest as mf
         from mtgcheck.errors import FormatError
 
         try:
-            hints = mf.invariant_hints(mf.load(here / get("mtgcheck_manifest")))
+            recorded = mf.load(here / get("mtgcheck_manifest"))
         except FormatError as exc:
             raise pytest.UsageError(f"--mtgcheck-manifest: {exc}") from None
+        hints, split = mf.invariant_hints(recorded), mf.split_hints(recorded)
     opts = cr.Options(depth=depth, timeout=timeout, seed=get("mtgcheck_seed"), rules=RuleSet.from_build(variant),
-                      hints=hints)
+                      hints=hints, split_hints=split)
     return Selection(checkers, props, confs, opts, here / (store or "counterexamples"))
 
 

@@ -173,6 +173,47 @@ def test_write_manifest_round_trip(tmp_path: Path) -> None:
     assert "manifest: 0 figures shrank" in r.output and "manifest: note" not in r.output
 
 
+def test_unit_seconds_go_to_the_manifest_as_a_schedule_never_a_figure(tmp_path: Path) -> None:
+    """Each unit's seconds are recorded (the next run starts the longest first) and never
+    compared: a run faster or slower than the record neither shrinks nor grows a figure."""
+    doc = _written(tmp_path)
+    secs = doc["units"]["graph"]["costs"]["seconds"]
+    assert isinstance(secs, float) and secs >= 0 and mf.unit_seconds(doc)[("graph", "costs")] == secs
+    for recorded in (0.0, 10_000.0):
+        path = _doctored(tmp_path, lambda u, recorded=recorded: {"seconds": recorded})
+        r = _check("--property", HOLDING, "--manifest", str(path))
+        assert r.exit_code == 0 and "manifest: 0 figures shrank" in r.output and "manifest: note" not in r.output, r.output
+
+
+def test_the_longest_recorded_units_go_to_the_workers_first() -> None:
+    """The submission order is by the recorded seconds, longest first; a unit with no record
+    goes first; with no record at all, the plan's order.  The results stay in plan order."""
+    confs = [c for c in BUILTIN if c.name in ("plot", "costs")]
+    units = check_run.plan(["z3", "graph"], [HOLDING], confs, check_run.Options())
+    names = [(u.checker, u.conf.name) for u in units]
+    assert check_run.submission_order(units, None) == list(range(len(units)))
+    record = {("z3", "plot"): 14.0, ("z3", "costs"): 23.0, ("graph", "plot"): 34.0}
+    order = [names[i] for i in check_run.submission_order(units, record)]
+    assert order == [("graph", "costs"), ("graph", "plot"), ("z3", "costs"), ("z3", "plot")]
+    submitted: list[tuple[str, str]] = []
+
+    class Recording(check_run.ProcessPoolExecutor):  # runs nothing: records, then answers at once
+        def submit(self, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+            from concurrent.futures import Future
+
+            submitted.append((args[0], args[1].name))
+            fut: Future = Future()
+            fut.set_result([])
+            return fut
+
+    ex = Recording(max_workers=1)
+    try:
+        check_run.run_check(["z3", "graph"], [HOLDING], confs, check_run.Options(), executor=ex, expected=record)
+    finally:
+        ex.shutdown()
+    assert submitted == order
+
+
 def _doctored(tmp_path: Path, change: dict) -> Path:
     doc = _written(tmp_path)
     doc["units"]["graph"]["costs"].update(change(doc["units"]["graph"]["costs"]))

@@ -333,6 +333,8 @@ def test_a_chunk_out_of_its_limit_is_split_by_transition(monkeypatch) -> None:  
         assert closure.dropped > 0 and closure.proven_candidates()  # junk dropped, some kept
         split = [w for w, *_ in budget.queries if "#" in w]
         assert split and not any(w.startswith("invariant ") for w, *_ in budget.queries)
+        # Every chunk was split, so each kept candidate is one the next run is told to split.
+        assert {c.name for c in closure.proven_candidates()} <= set(closure.summary()["split"])
 
         kept = closure.proven_candidates()
         hyps = [p for p in props if f"hyp:{p.id}" in closure.proven]
@@ -343,3 +345,29 @@ def test_a_chunk_out_of_its_limit_is_split_by_transition(monkeypatch) -> None:  
         broken = z3.Or([z3.Not(c.build(flat(after))) for c in kept] +
                        [z3.Not(enc.state_term(p, after)) for p in hyps])
         assert path.sol.check(*enc.en.values(), *path.live_lits(), broken) == z3.unsat
+
+
+def test_a_chunk_an_earlier_run_split_is_split_at_once() -> None:
+    """``split_first`` (the manifest's ``split``): a chunk holding such a candidate is asked
+    one transition at a time at once, never whole first; the closure keeps the same set as
+    when each chunk was asked whole, and names every member of a chunk it split."""
+    from mtgcheck.properties.catalogue import BY_ID
+
+    props = [BY_ID["every-card-in-one-zone"]]
+    with z3bmc.fresh_context():
+        cfg, s0, enc = _setup()
+        init_of = (lambda st: z3bmc.initial_placements(cfg, s0, st))
+        whole = z3bmc.Budget(z3bmc.RLIMIT, time.monotonic() + 600)
+        first = z3bmc._closed_invariants(enc, RITES, props, init_of, whole, (), z3bmc.SAMPLE_CAP)
+        assert first is not None and first.proven_candidates()
+        kept = [c.name for c in first.proven_candidates()]
+        hints = z3bmc.Budget(z3bmc.RLIMIT, time.monotonic() + 600)
+        told = kept[len(kept) // 2:]  # half of them: only the chunks holding one are split at once
+        again = z3bmc._closed_invariants(enc, RITES, props, init_of, hints, kept, z3bmc.SAMPLE_CAP, told)
+        assert again is not None and [c.name for c in again.proven_candidates()] == kept
+    chunks = [w for w, *_ in hints.queries if "at once" in w]
+    whole_asked = [w for w in chunks if "#" not in w]
+    split_asked = {w.split(" [")[0] for w in chunks if "#" in w}
+    assert split_asked and whole_asked  # told chunks split at once, the others asked whole
+    assert not split_asked & set(whole_asked)  # a split chunk was never asked whole first
+    assert set(told) <= set(again.summary()["split"]) < set(kept) | set(told)

@@ -162,7 +162,8 @@ class Z3Checker(BaseChecker):
         return z3bmc.check(conf, props, depth=depth, timeout=budget.timeout, variant=rules.variant,
                            disabled=rules.disabled, strengthen=budget.strengthen, induction=budget.induction,
                            rlimit=budget.rlimit, first_violation=budget.first_violation,
-                           hints=(budget.hints or {}).get(conf.name, ()))
+                           hints=(budget.hints or {}).get(conf.name, ()),
+                           split_hints=(budget.split_hints or {}).get(conf.name, ()))
 
     def figures(self, unit: dict[str, Any], v: Verdict) -> None:
         from mtgcheck.checkers.result import PROVED
@@ -172,6 +173,8 @@ class Z3Checker(BaseChecker):
             proved[v.property] = v.k or 0
         if v.stats.get("proof_invariants"):  # the next run's hints (z3bmc.check's ``hints``)
             unit["invariants"] = sorted(v.stats["proof_invariants"])
+        if v.stats.get("proof_split"):  # and which of them to ask split at once (``split_hints``)
+            unit["split"] = sorted(v.stats["proof_split"])
 
     def version(self) -> str | None:
         import z3

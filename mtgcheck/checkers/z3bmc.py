@@ -521,7 +521,8 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
           induction: bool = True, symbolic_init: bool = True, strengthen: bool = False,
           rlimit: int | None = None, max_k: int = MAX_K, invariants: bool = True,
           sample_cap: int = SAMPLE_CAP, first_violation: bool = False,
-          hints: Collection[str] = (), bmc_invariants: bool = False) -> list[Verdict]:
+          hints: Collection[str] = (), bmc_invariants: bool = False,
+          split_hints: Collection[str] = ()) -> list[Verdict]:
     """BMC to ``depth`` and k-induction for every property; one verdict each.
 
     ``first_violation``: BMC stops after the first depth at which some property fails
@@ -532,7 +533,9 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
     ``invariants``: strengthen induction with the invariants found on the configuration
     (mined from at most ``sample_cap`` reachable states, kept by Houdini); ``hints``: the
     names of the candidates an earlier run's proofs closed (the manifest's ``invariants``),
-    tried first (:class:`_Induction`): checked, never trusted.
+    tried first (:class:`_Induction`): checked, never trusted; ``split_hints``: those of them
+    whose chunk of the closure had to be split (the manifest's ``split``), whose chunks are
+    split at once (:class:`_Closure`): how a query is asked, never what it answers.
 
     BMC's states are constrained by the candidates the k = 0 induction closed into an
     inductive set, and by the state properties it proved (:meth:`Unroller.constrain`).  With
@@ -642,7 +645,8 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
         if invariants and time.monotonic() < deadline:
             found = find_invariants(enc, conf, init_of, budget, cap=sample_cap)
         return _Induction(enc, todo, budget, init_of=init_of, strengthen=strengthen,
-                          invariants=found.live if found and found.complete else (), hints=hints)
+                          invariants=found.live if found and found.complete else (), hints=hints,
+                          split_hints=split_hints)
 
     bmc_seconds = time.monotonic() - t0  # the initial states' checks, then BMC's queries
     constrained, closing_seconds = 0, 0.0  # BMC's constraints (proved facts) and closing them for BMC alone
@@ -670,7 +674,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
             # plain, with the rest of the time, instead of starved.
             closing_deadline = time.monotonic() + (deadline - time.monotonic()) * CLOSING_SHARE
             closed = _closed_invariants(enc, conf, [p for p in props if p.id not in status], init_of,
-                                        Budget(budget.rlimit, closing_deadline), hints, sample_cap)
+                                        Budget(budget.rlimit, closing_deadline), hints, sample_cap, split_hints)
             constrained = _constrain(un, enc, closed, [])
             closing_seconds = time.monotonic() - tb
         tb = time.monotonic()
@@ -721,10 +725,12 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
             v.stats["invariants"] = {"mined": found.mined, "initially_true": len(found.live),
                                      "sample_states": found.sample_states, "mining_seconds": round(found.seconds, 2),
                                      "per_template": found.per_template,
-                                     **{k_: x for k_, x in inv_use.items() if k_ not in ("ctis", "names")}}
-            # The candidates the proofs closed, for the manifest (the next run's hints): one
-            # list shared by the unit's verdicts, left out of the report's rows.
+                                     **{k_: x for k_, x in inv_use.items() if k_ not in ("ctis", "names", "split")}}
+            # The candidates the proofs closed, and those of them whose chunk was split, for
+            # the manifest (the next run's hints): lists shared by the unit's verdicts, left out
+            # of the report's rows.
             v.stats["proof_invariants"] = inv_use.get("names", [])
+            v.stats["proof_split"] = inv_use.get("split", [])
         out.append(v)
     return out
 
@@ -782,7 +788,8 @@ def _constrain(un: Unroller, enc: Encoding, closure: "_Closure | None", proved: 
 
 
 def _closed_invariants(enc: Encoding, conf: CheckConfig, todo: Sequence[Property], init_of: Any, budget: Budget,
-                       hints: Collection[str], sample_cap: int) -> "_Closure | None":
+                       hints: Collection[str], sample_cap: int,
+                       split_hints: Collection[str] = ()) -> "_Closure | None":
     """The candidates found on the configuration (only the ``hints``, if given) closed into
     an inductive set, the state properties of ``todo`` taking part as members: what
     :func:`_constrain` may assume without the induction having run.  None if the
@@ -791,7 +798,8 @@ def _closed_invariants(enc: Encoding, conf: CheckConfig, todo: Sequence[Property
     if not found.complete:
         return None
     names = set(hints)
-    closure = _Closure(enc, [c for c in found.live if not names or c.name in names], budget, todo)
+    closure = _Closure(enc, [c for c in found.live if not names or c.name in names], budget, todo,
+                       split_first=split_hints)
     closure.close_all()
     while not budget.cut and not closure.close(sorted(closure.live)):
         pass  # a member was dropped: close what is left
@@ -864,8 +872,14 @@ class _Closure:
     proof touches is never examined."""
 
     def __init__(self, enc: Encoding, cands: Sequence[Any], budget: Budget, props: Sequence[Property] = (),
-                 proven: Collection[str] = ()) -> None:
+                 proven: Collection[str] = (), split_first: Collection[str] = ()) -> None:
         self.enc, self.budget = enc, budget
+        #: Members whose chunk an earlier run had to split (the manifest's ``split``): such a
+        #: chunk is asked one transition at a time at once, not first whole to run out of its
+        #: limit (two such chunks were 20M of ``flashback``'s 80M).  The members of every chunk
+        #: split in this run (``split``) are what the next run is told.
+        self.split_first = frozenset(split_first)
+        self.split: set[str] = set()
         self.cands = {c.name: c for c in cands}
         self.live: set[str] = set(self.cands)
         self.support: dict[str, frozenset[str]] = {}
@@ -957,7 +971,11 @@ class _Closure:
                 # Out of its limit whole, asked one transition of the step at a time, as a
                 # property's step case is (on ``flashback``'s hints, 64M of rlimit where
                 # asking the chunk's members one by one took 78M).
+                if self.split_first.intersection(chunk):
+                    self.path.split_first.add(what)
                 res, core = self.path.ask(assumptions, self.budget, what, 1, CHUNK_SPLIT_RLIMITS)
+                if what in self.path.split_first:
+                    self.split.update(chunk)
                 if res == z3.unsat:
                     sup = self._support_of(core)
                     for n in chunk:
@@ -1028,7 +1046,8 @@ class _Closure:
 
     def summary(self) -> dict[str, Any]:
         return {"live": len(self.live), "proven": len(self.proven - set(self.props)), "dropped": self.dropped,
-                "consecution_queries": self.queries, "names": [c.name for c in self.proven_candidates()]}
+                "consecution_queries": self.queries, "names": [c.name for c in self.proven_candidates()],
+                "split": sorted(self.split & set(self.cands))}
 
 
 def lemmas(cfg: Config) -> list[tuple[str, Any]]:
@@ -1302,10 +1321,11 @@ class _Induction:
     :meth:`run` may be called for k = 0, then again for k >= 1 once BMC has run."""
 
     def __init__(self, enc: Encoding, props: Sequence[Property], budget: Budget, *, init_of: Any = None,
-                 strengthen: bool = False, invariants: Sequence[Any] = (), hints: Collection[str] = ()) -> None:
+                 strengthen: bool = False, invariants: Sequence[Any] = (), hints: Collection[str] = (),
+                 split_hints: Collection[str] = ()) -> None:
         self.enc, self.props, self.budget = enc, props, budget
         self.init_of, self.strengthen = init_of, strengthen
-        self.invariants, self.hints = invariants, hints
+        self.invariants, self.hints, self.split_hints = invariants, hints, split_hints
         self.proved: dict[str, Proof] = {}
         self.done: list[Property] = []
         self.closure: _Closure | None = None
@@ -1333,7 +1353,7 @@ class _Induction:
         if self.invariants and self.hints:
             names = set(self.hints)
             given = [c for c in self.invariants if c.name in names]
-            self.closure = _Closure(enc, given, budget, todo)
+            self.closure = _Closure(enc, given, budget, todo, split_first=self.split_hints)
             self.closure.close_all()
             _prove_each(self.closure.path, todo, budget, self.proved, self.done, self.closure)
             todo = [p for p in todo if p.id not in self.proved]
