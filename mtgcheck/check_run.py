@@ -41,8 +41,8 @@ from mtgcheck.checkers.result import EVERY_REACHABLE_STATE, HOLDS, PROVED, UNKNO
 from mtgcheck.configs import BUILTIN, CheckConfig
 from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
 
-__all__ = ["SEED_STRIDE", "Options", "slot_examples", "slot_seed", "Unit", "plan", "run_unit", "run_check", "submission_order",
-           "Combined", "combine", "merge_shards", "exit_code", "verdict_json", "configs_named", "properties_named"]
+__all__ = ["SEED_STRIDE", "Options", "slot_examples", "slot_seed", "Unit", "plan", "run_unit", "run_check",
+           "submission_order", "Combined", "combine", "merge_shards", "exit_code", "verdict_json", "configs_named", "properties_named"]
 
 
 def __getattr__(name: str) -> Any:
@@ -231,8 +231,9 @@ def exit_code(combined: Sequence[Combined]) -> int:
 
 
 #: Stats a verdict carries for the harness, not for its row of the report: ``coverage`` (the
-#: report's own section), ``proof_invariants`` and ``proof_split`` (the manifest's), ``initial_position`` (the
-#: start of the stored counterexample, a Position; the row shows ``initial_state``).
+#: report's own section), ``proof_invariants`` and ``proof_split`` (the manifest's),
+#: ``initial_position`` (the start of the stored counterexample, a Position; the row shows
+#: ``initial_state``).
 NOT_IN_ROWS = ("coverage", "proof_invariants", "proof_split", "initial_position")
 
 

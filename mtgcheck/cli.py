@@ -183,8 +183,7 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
     expected = mf.load(manifest_in) if manifest_in else None
     opts = cr.Options(depth=depth, timeout=timeout, seed=seed, examples=examples, rules=RuleSet.from_build(variant),
                       strengthen=strengthen, exhaustive=exhaustive, export_dir=export_dir, hypothesis_slots=shards,
-                      hints=mf.invariant_hints(expected) if expected else None,
-                      split_hints=mf.split_hints(expected) if expected else None)
+                      **mf.hint_options(expected))
 
     schedule = mf.unit_seconds(expected) if expected else None  # the longest units first
     executor = make_executor(scheduler, jobs) if scheduler else None  # before any work: a bad address is exit 2

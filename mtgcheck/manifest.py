@@ -5,8 +5,8 @@
 graph search, the properties Z3 proved with their induction depth k, and the rules the graph
 search and Hypothesis fired, and the invariant candidates Z3's proofs closed (not a figure:
 the next run's hints, :func:`invariant_hints`, and those of them to ask split,
-:func:`split_hints`), and the seconds each unit took (not a figure
-either: the next run's schedule, :func:`unit_seconds`).  ``mtgcheck check --manifest FILE`` compares
+:func:`split_hints`), and the seconds each unit took (not a figure either: the next run's
+schedule, :func:`unit_seconds`).  ``mtgcheck check --manifest FILE`` compares
 the run with it:
 every figure that shrank (a property no longer holds or proved, a larger k, fewer states, a
 rule no longer fired) is one line and fails the check (exit 1); a figure that grew is a note
@@ -110,22 +110,34 @@ def load(path: str | Path) -> dict:
     return doc
 
 
+def _names_by_config(manifest: dict, key: str) -> dict[str, tuple[str, ...]]:
+    """Configuration -> the list ``key`` of its unit (the Z3 unit's: only it records these)."""
+    return {config: tuple(u[key]) for per in manifest["units"].values() for config, u in per.items() if key in u}
+
+
 def invariant_hints(manifest: dict) -> dict[str, tuple[str, ...]]:
     """Configuration -> the invariant candidates Z3's proofs closed in the recorded run.
 
     Not a figure (never compared): a certificate to check.  The next run tries these first
     and checks each again (z3bmc's ``hints``), which is cheaper than finding them; a stale
     list costs time, never a verdict."""
-    return {config: tuple(u["invariants"]) for per in manifest["units"].values() for config, u in per.items()
-            if "invariants" in u}
+    return _names_by_config(manifest, "invariants")
 
 
 def split_hints(manifest: dict) -> dict[str, tuple[str, ...]]:
     """Configuration -> the hinted candidates whose chunk of Z3's closure had to be split
     (asked one transition at a time) in the recorded run.  Not a figure: the next run asks
     their chunks split at once instead of first whole, to run out of its limit again."""
-    return {config: tuple(u["split"]) for per in manifest["units"].values() for config, u in per.items()
-            if "split" in u}
+    return _names_by_config(manifest, "split")
+
+
+def hint_options(manifest: dict | None) -> dict[str, Any]:
+    """What a recorded run tells the next one's Z3 checker, as :class:`~mtgcheck.budget.Options`
+    fields (``hints``, ``split_hints``; none without a manifest): the one reading of them that
+    ``mtgcheck check --manifest`` and ``pytest --mtgcheck-manifest`` share."""
+    if manifest is None:
+        return {}
+    return {"hints": invariant_hints(manifest), "split_hints": split_hints(manifest)}
 
 
 def unit_seconds(manifest: dict) -> dict[tuple[str, str], float]:

@@ -130,18 +130,18 @@ def selection(config: pytest.Config) -> Selection:
     if store is not None and not (config.invocation_params.dir / store).is_dir():
         raise pytest.UsageError(f"--mtgcheck-store: no folder {store!r}")
     here = config.invocation_params.dir  # as `mtgcheck replay`: relative to the current folder
-    hints = split = None
+    from mtgcheck import manifest as mf
+
+    recorded = None
     if get("mtgcheck_manifest") is not None:
-        from mtgcheck import manifest as mf
         from mtgcheck.errors import FormatError
 
         try:
             recorded = mf.load(here / get("mtgcheck_manifest"))
         except FormatError as exc:
             raise pytest.UsageError(f"--mtgcheck-manifest: {exc}") from None
-        hints, split = mf.invariant_hints(recorded), mf.split_hints(recorded)
     opts = cr.Options(depth=depth, timeout=timeout, seed=get("mtgcheck_seed"), rules=RuleSet.from_build(variant),
-                      hints=hints, split_hints=split)
+                      **mf.hint_options(recorded))
     return Selection(checkers, props, confs, opts, here / (store or "counterexamples"))
 
 

@@ -201,17 +201,21 @@ def test_the_longest_recorded_units_go_to_the_workers_first() -> None:
         def submit(self, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
             from concurrent.futures import Future
 
+            from mtgcheck.checkers.result import HOLDS, Verdict
+
             submitted.append((args[0], args[1].name))
             fut: Future = Future()
-            fut.set_result([])
+            fut.set_result([Verdict(args[0], HOLDING, args[1].name, HOLDS)])
             return fut
 
     ex = Recording(max_workers=1)
     try:
-        check_run.run_check(["z3", "graph"], [HOLDING], confs, check_run.Options(), executor=ex, expected=record)
+        verdicts = check_run.run_check(["z3", "graph"], [HOLDING], confs, check_run.Options(), executor=ex,
+                                       expected=record)
     finally:
         ex.shutdown()
     assert submitted == order
+    assert [(v.checker, v.config) for v in verdicts] == names  # handed out longest first, reported in plan order
 
 
 def _doctored(tmp_path: Path, change: dict) -> Path:

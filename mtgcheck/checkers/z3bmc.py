@@ -970,7 +970,8 @@ class _Closure:
                 assumptions = [*self.enc.en.values(), *self.path.facts.values(), *self.path.live_lits(), lit]
                 # Out of its limit whole, asked one transition of the step at a time, as a
                 # property's step case is (on ``flashback``'s hints, 64M of rlimit where
-                # asking the chunk's members one by one took 78M).
+                # asking the chunk's members one by one took 78M); asked so at once if an
+                # earlier run had to split a chunk holding one of its members.
                 if self.split_first.intersection(chunk):
                     self.path.split_first.add(what)
                 res, core = self.path.ask(assumptions, self.budget, what, 1, CHUNK_SPLIT_RLIMITS)
