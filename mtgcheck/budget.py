@@ -31,6 +31,10 @@ class Options:
     #: search, which stopped short): the mutants' kill matrix needs only a shortest kill, not
     #: every property searched to the end.
     first_violation: bool = False
+    #: Graph checker: which reading runs the search (``graph.BACKENDS``): the interpreter, the
+    #: compiled relation, or "auto" (compiled for a search to the fixpoint when a C compiler
+    #: is found).  The verdicts are the same; only the time differs.
+    graph_backend: str = "auto"
     rlimit: int | None = None  # Z3: resource limit of one induction query (None: the checker's default)
     hypothesis_slots: int = 1  # seed slots per configuration (--shards; mtgcheck.check_run's docstring)
     hypothesis_groups: int = 1  # property subsets per configuration

@@ -145,6 +145,9 @@ def _interactive() -> bool:
 @click.option("--exhaustive", is_flag=True, help="Graph search: no turn bound, to the end of every game; a search "
               "that reaches its fixpoint proves each property for every reachable state of the position "
               "(cut by --timeout: holds to the depth reached).")
+@click.option("--graph-backend", type=click.Choice(["auto", "native", "python"]), default="auto", show_default=True,
+              help="Graph search: the interpreter (python), the same relation compiled to C (native; needs a C "
+              "compiler, CC), or native for a search to the fixpoint when a compiler is found (auto). Same verdicts.")
 @click.option("--manifest", "manifest_in", type=click.Path(dir_okay=False), default=None,
               help="Compare with this manifest (manifest.json): exit 1 when a figure shrank. Z3 tries "
                    "the invariants its proofs closed there first (and checks them again).")
@@ -154,7 +157,7 @@ def _interactive() -> bool:
 def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str, ...], depth: int | None,
           timeout: float, seed: int, examples: int | None, shards: int, jobs: int, scheduler: str | None,
           json_out: str | None, junit_out: str | None, variant: str | None, store_dir: str, no_store: bool,
-          strengthen: bool, exhaustive: bool, export_dir: str | None, manifest_in: str | None,
+          strengthen: bool, exhaustive: bool, export_dir: str | None, graph_backend: str, manifest_in: str | None,
           manifest_out: str | None) -> int:
     """Check every property with every checker on the built-in configurations.
 
@@ -173,6 +176,12 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
     from mtgcheck.scenario_run import describe
 
     chosen = list(checkers) or list(registry.names())
+    if graph_backend == "native" and "graph" in chosen:
+        from mtgcheck.checkers import native
+        from mtgcheck.errors import UsageError
+
+        if not native.available():
+            raise UsageError("--graph-backend native: no C compiler (set CC, or install cc)")
     failed_writes: list[str] = []  # outputs that could not be written: exit 2 after the others
     prop_ids = cr.properties_named(props)
     confs = cr.configs_named(configs)
@@ -183,6 +192,7 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
     expected = mf.load(manifest_in) if manifest_in else None
     opts = cr.Options(depth=depth, timeout=timeout, seed=seed, examples=examples, rules=RuleSet.from_build(variant),
                       strengthen=strengthen, exhaustive=exhaustive, export_dir=export_dir, hypothesis_slots=shards,
+                      graph_backend=graph_backend,
                       **mf.hint_options(expected))
 
     schedule = mf.unit_seconds(expected) if expected else None  # the longest units first

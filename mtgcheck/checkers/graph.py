@@ -33,7 +33,7 @@ from .result import EVERY_REACHABLE_STATE, HOLDS, PROVED, UNKNOWN, VACUOUS, VIOL
 @dataclass
 class Exploration:
     cfg: Config
-    states: list[State] = field(default_factory=list)
+    states: Sequence[State] = field(default_factory=list)  # a list, or the native search's FlatStates
     complete: bool = True
     depth: int = 0
     seconds: float = 0.0
@@ -45,6 +45,7 @@ class Exploration:
     targets: list[int] = field(default_factory=list)
     via: list[Transition] = field(default_factory=list)
     fixpoint: bool = False  # no turn bound, and no new state appeared: every reachable state seen
+    backend: str = "python"  # the reading that ran the search: "python" or "native" (.native)
     _graph: nx.DiGraph | None = None
 
     @property
@@ -81,11 +82,33 @@ def _path(parent: list[tuple[int, Action] | None], i: int) -> list[Action]:
     return out[::-1]
 
 
+#: Which reading of the rules runs a search: "python" (the interpreter), "native" (the same
+#: relation compiled, :mod:`.native`), or "auto": the interpreter, and for a search with no
+#: turn bound still going after :data:`NATIVE_AFTER` states, the compiled relation from the
+#: start when a C compiler is found (compiling costs 5-20 s: a small search never pays it).
+BACKENDS = ("auto", "native", "python")
+#: States after which "auto" hands a search to the fixpoint to the compiled relation (the
+#: interpreter's 3-6 s; the built-in positions end at 1,899 to 181,924 states).
+NATIVE_AFTER = 20_000
+
+
+@dataclass
+class _Found:
+    """What a search found, whichever reading ran it: per property its first violation
+    (depth, trace) and the times its antecedent held; per transition the times it fired; and
+    the depth to which the search is exhaustive."""
+
+    violated: dict[str, tuple[int, list[Action]]]
+    witnessed: dict[str, int]
+    fired: list[int]
+    checked_to: int
+
+
 def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300_000,
           timeout: float = 120.0, disabled: frozenset[str] = frozenset(),
           variant: str | None = None, symmetry: bool = True,
           unbounded: bool = False, renumber_turns: bool | None = None,
-          first_violation: bool = False) -> tuple[list[Verdict], Exploration]:
+          first_violation: bool = False, backend: str = "python") -> tuple[list[Verdict], Exploration]:
     """Search the configuration; one verdict per property.
 
     With ``symmetry``, states equal up to a swap of identical cards are visited once
@@ -100,21 +123,56 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
     ``renumber_turns`` (default: ``unbounded``) switches the renumbering of turns apart.
     ``first_violation``: stop once every state before the depth of the first violation has
     been expanded (so every property failing at that depth is found); the search is then
-    incomplete, and the properties not violated say so."""
-    from .symmetry import canonicalizer
+    incomplete, and the properties not violated say so.
+
+    ``backend`` (:data:`BACKENDS`): the interpreter or the compiled relation; both visit the
+    same states in the same order, so every verdict, figure and trace is the same."""
+    from . import native
 
     t0 = time.monotonic()
     cfg, s0 = build(conf.position, variant=variant, disabled=disabled)
     turns = unbounded if renumber_turns is None else renumber_turns
     if turns and not unbounded:
         raise ValueError("turn numbers are renumbered only in a search with no turn bound")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+    max_turn = None if unbounded else conf.max_turn
+    run: tuple[Exploration, _Found] | None = None
+    if backend == "auto" and unbounded and max_states > NATIVE_AFTER and native.available():
+        first = _search(cfg, s0, props, max_states=NATIVE_AFTER, timeout=timeout, t0=t0,
+                        first_violation=first_violation, max_turn=max_turn, symmetry=symmetry, turns=turns)
+        if first[0].complete or time.monotonic() - t0 > timeout:
+            run = first
+        else:
+            backend = "native-or-python"
+    if backend in ("native", "native-or-python"):
+        try:
+            run = _search_native(cfg, s0, props, max_states=max_states, timeout=timeout - (time.monotonic() - t0),
+                                 first_violation=first_violation, max_turn=max_turn, symmetry=symmetry, turns=turns)
+        except native.Unsupported as e:
+            if backend == "native":
+                from mtgcheck.errors import UsageError
+
+                raise UsageError(f"--graph-backend native: {e}") from None
+    if run is None:
+        run = _search(cfg, s0, props, max_states=max_states, timeout=timeout, t0=t0,
+                      first_violation=first_violation, max_turn=max_turn, symmetry=symmetry, turns=turns)
+    ex, found = run
+    ex.seconds = time.monotonic() - t0
+    return _verdicts(conf, props, ex, found, unbounded), ex
+
+
+def _search(cfg: Config, s0: State, props: Sequence[Property], *, max_states: int, timeout: float, t0: float,
+            first_violation: bool, max_turn: int | None, symmetry: bool, turns: bool) -> tuple[Exploration, _Found]:
+    """The search by the interpreter (the model's Python, one transition at a time)."""
+    from .symmetry import canonicalizer
+
     key = canonicalizer(cfg, turns=turns) if symmetry else (lambda st: st)
     transitions = catalogue(cfg).transitions
     enabled = catalogue(cfg).enabled
-    max_turn = None if unbounded else conf.max_turn
     index: dict[State, int] = {key(s0): 0}
-    ex = Exploration(cfg, [s0])
-    states = ex.states
+    states = [s0]
+    ex = Exploration(cfg, states)
     parent: list[tuple[int, Action] | None] = [None]
     depth_of = [0]
     sources, targets, via = ex.sources, ex.targets, ex.via
@@ -191,25 +249,55 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
             if new:
                 check_state(j, s2, pp.recheck(s, s2), masks[i])
     ex.depth = max(depth_of)
+    # A state that hit a bound of the configuration (``overflow``) was cut short: no proof.
+    ex.fixpoint = max_turn is None and ex.complete and not any(s.overflow for s in states)
     # The depth to which the search is exhaustive: every state within it was checked, and every
     # transition out of a state before it.
-    checked_to = ex.depth if ex.complete else depth_of[queue[0]]
-    for t, c in zip(transitions, fired, strict=True):
+    return ex, _Found(violated, witnessed, fired, ex.depth if ex.complete else depth_of[queue[0]])
+
+
+def _search_native(cfg: Config, s0: State, props: Sequence[Property], *, max_states: int, timeout: float,
+                   first_violation: bool, max_turn: int | None, symmetry: bool,
+                   turns: bool) -> tuple[Exploration, _Found]:
+    """The search by the compiled relation (:mod:`.native`): the same states, edges, counts
+    and first violations as :func:`_search`, in the same order."""
+    from . import native
+
+    r = native.search(cfg, props, s0, max_states=max_states, timeout=timeout, first_violation=first_violation,
+                      max_turn=max_turn, symmetry=symmetry, turns=turns)
+    transitions = catalogue(cfg).transitions
+    ex = Exploration(cfg, r.states, complete=r.complete, depth=max(r.depth), sources=r.sources, targets=r.targets,
+                     via=[transitions[t] for t in r.edge_via], backend="native")
+    ex.fixpoint = max_turn is None and r.complete and not r.overflow
+    parent: list[tuple[int, Action] | None] = [None if p < 0 else (p, transitions[t].action)
+                                               for p, t in zip(r.parent, r.via, strict=True)]
+    violated: dict[str, tuple[int, list[Action]]] = {}
+    for p, v in zip(props, r.violations, strict=True):
+        if v is not None:
+            i, t, d = v
+            violated[p.id] = (d, _path(parent, i) + ([transitions[t].action] if t >= 0 else []))
+    witnessed = {p.id: w for p, w in zip(props, r.witnessed, strict=True)}
+    return ex, _Found(violated, witnessed, r.fired, ex.depth if r.complete else r.queue_head_depth)
+
+
+def _verdicts(conf: CheckConfig, props: Sequence[Property], ex: Exploration, found: _Found,
+              unbounded: bool) -> list[Verdict]:
+    """One verdict per property from what the search found (either reading)."""
+    transitions = catalogue(ex.cfg).transitions
+    for t, c in zip(transitions, found.fired, strict=True):
         if not c:
             continue
         ex.fired[t.rule] = ex.fired.get(t.rule, 0) + c
         ex.actions[t.action.verb] = ex.actions.get(t.action.verb, 0) + c
-    # A state that hit a bound of the configuration (``overflow``) was cut short: no proof.
-    ex.fixpoint = unbounded and ex.complete and not any(s.overflow for s in states)
-    ex.seconds = time.monotonic() - t0
+    states, checked_to, violated, witnessed = ex.states, found.checked_to, found.violated, found.witnessed
     verdicts = []
-    fired_cov = coverage.counts(cfg, ex.fired, ex.actions)  # one dict, shared by the unit's verdicts
+    fired_cov = coverage.counts(ex.cfg, ex.fired, ex.actions)  # one dict, shared by the unit's verdicts
     edges = ex.edges
     scope = (EVERY_REACHABLE_STATE if ex.fixpoint
              else f"exhaustive to depth {checked_to}" if unbounded else f"to turn {conf.max_turn}")
     for p in props:
         stats = {"states": len(states), "edges": edges, "witnesses": witnessed[p.id],
-                 "coverage": fired_cov, "scope": scope}
+                 "coverage": fired_cov, "scope": scope, "backend": ex.backend}
         if p.id in violated:
             d, trace = violated[p.id]
             v = Verdict("graph", p.id, conf.name, VIOLATED, depth=d, trace=trace, stats=stats)
@@ -230,7 +318,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
                         f"all {len(states)} states to turn {conf.max_turn}", depth=ex.depth, stats=stats)
         v.seconds = ex.seconds
         verdicts.append(v)
-    return verdicts, ex
+    return verdicts
 
 
 #: The default search's state budget with no turn bound (:func:`check_to_the_end`): the
@@ -242,8 +330,8 @@ TO_THE_END_SHARE = 0.5
 
 
 def check_to_the_end(conf: CheckConfig, props: Sequence[Property], *, timeout: float = 120.0,
-                     disabled: frozenset[str] = frozenset(),
-                     variant: str | None = None) -> tuple[list[Verdict], Exploration]:
+                     disabled: frozenset[str] = frozenset(), variant: str | None = None,
+                     backend: str = "auto") -> tuple[list[Verdict], Exploration]:
     """The default search: with no turn bound first, until no new state appears (its
     fixpoint: every property ``proved`` for every reachable state of the position, every turn
     included), within :data:`TO_THE_END_STATES` states and :data:`TO_THE_END_SHARE` of the
@@ -253,11 +341,12 @@ def check_to_the_end(conf: CheckConfig, props: Sequence[Property], *, timeout: f
     a bounded verdict that is not one: a search cut short never weakens the report."""
     t0 = time.monotonic()
     out, ex = check(conf, props, timeout=timeout * TO_THE_END_SHARE, disabled=disabled, variant=variant,
-                    unbounded=True, max_states=TO_THE_END_STATES)
+                    unbounded=True, max_states=TO_THE_END_STATES, backend=backend)
     if ex.fixpoint:
         return out, ex
     left = max(timeout - (time.monotonic() - t0), 0.0)
-    out2, ex2 = check(conf, props, timeout=left, disabled=disabled, variant=variant)
+    out2, ex2 = check(conf, props, timeout=left, disabled=disabled, variant=variant,
+                      backend="python" if backend == "auto" else backend)
     return [v if v.status == VIOLATED and v2.status != VIOLATED else v2 for v, v2 in zip(out, out2, strict=True)], ex2
 
 

@@ -187,6 +187,11 @@ class Z3Checker(BaseChecker):
         return find_z3(conf, a, b)
 
 
+def _bounded_backend(backend: str, unbounded: bool) -> str:
+    """"auto" compiles only a search to the fixpoint (graph.BACKENDS)."""
+    return backend if backend != "auto" or unbounded else "python"
+
+
 @register
 class GraphChecker(BaseChecker):
     """Breadth-first search of the state space (:mod:`mtgcheck.checkers.graph`)."""
@@ -207,10 +212,11 @@ class GraphChecker(BaseChecker):
 
         if budget.exhaustive or budget.first_violation:
             out, ex = graph.check(conf, props, timeout=budget.timeout, variant=rules.variant, disabled=rules.disabled,
-                                  unbounded=budget.exhaustive, first_violation=budget.first_violation)
+                                  unbounded=budget.exhaustive, first_violation=budget.first_violation,
+                                  backend=_bounded_backend(budget.graph_backend, budget.exhaustive))
         else:
             out, ex = graph.check_to_the_end(conf, props, timeout=budget.timeout, variant=rules.variant,
-                                             disabled=rules.disabled)
+                                             disabled=rules.disabled, backend=budget.graph_backend)
         if budget.export_dir:
             try:
                 graph.export(ex, f"{budget.export_dir}/{conf.name}.graphml")

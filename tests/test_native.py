@@ -1,0 +1,214 @@
+"""The compiled search is the interpreter's search: same states, edges, counts, verdicts, traces.
+
+:mod:`mtgcheck.checkers.native` prints the Z3 relation (guards, effects, the state-based actions,
+the properties) as C and runs the graph search's breadth-first order natively.  Nothing in it is a
+second reading of a rule, but the printing, the symmetry reduction's tables and the search loop
+are code of their own: each test here compares them with the interpreter on something that would
+differ if any of them were wrong (a wrong operator, a swapped operand, a wrong table entry, an
+edge visited in another order, a witness counted twice).  ``-m deep`` does it on every small
+position and every broken rule set of ``tests/test_break_properties.py``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import random
+from typing import Any
+
+import pytest
+
+from mtgcheck.checkers import graph, native
+from mtgcheck.checkers.symmetry import canonicalizer, groups, rename
+from mtgcheck.configs import OTARIA, PLOT, SMALL, CheckConfig
+from mtgcheck.errors import UsageError
+from mtgcheck.model.actions import catalogue, legal_actions, step
+from mtgcheck.model.setup import build
+from mtgcheck.model.state import flat
+from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
+
+from .test_break_properties import BREAKS, BY_PROP
+from .test_symmetry import TWO_BOLTS
+
+needs_cc = pytest.mark.skipif(not native.available(), reason="no C compiler")
+
+
+def _search(conf: CheckConfig, backend: str, **kw: Any) -> tuple[list[Any], graph.Exploration]:
+    return graph.check(conf, kw.pop("props", PROPERTIES), backend=backend, timeout=300, **kw)
+
+
+def assert_same_search(conf: CheckConfig, **kw: Any) -> graph.Exploration:
+    """The two readings' searches agree on everything they report and everything they saw."""
+    got, ex = _search(conf, "native", **kw)
+    want, ep = _search(conf, "python", **kw)
+    assert ex.backend == "native" and ep.backend == "python"
+
+    def row(v: Any) -> tuple[Any, ...]:
+        return (v.property, v.status, v.depth, v.detail, v.trace, {k: x for k, x in v.stats.items() if k != "backend"})
+
+    assert [row(v) for v in got] == [row(v) for v in want]
+    assert (ex.complete, ex.fixpoint, ex.depth) == (ep.complete, ep.fixpoint, ep.depth)
+    assert list(ex.states) == ep.states  # the same real states, in the same order
+    assert (ex.sources, ex.targets) == (ep.sources, ep.targets)
+    assert [t.action for t in ex.via] == [t.action for t in ep.via]
+    assert (ex.fired, ex.actions) == (ep.fired, ep.actions)
+    return ex
+
+
+@needs_cc
+@pytest.mark.parametrize("conf", [PLOT, OTARIA], ids=lambda c: c.name)
+def test_the_compiled_search_is_the_interpreters(conf: CheckConfig) -> None:
+    ex = assert_same_search(conf, unbounded=True, max_states=400_000)
+    assert ex.fixpoint and len(ex.states) > 500
+    assert_same_search(conf)  # to the configuration's turn bound, turn numbers as they are
+    assert_same_search(conf, unbounded=True, symmetry=False, max_states=400_000)
+
+
+@needs_cc
+def test_a_search_cut_short_is_cut_at_the_same_state() -> None:
+    got, ex = _search(PLOT, "native", unbounded=True, max_states=300)
+    assert not ex.complete and len(ex.states) == 300
+    assert any(v.status == "holds" for v in got)
+    assert_same_search(PLOT, unbounded=True, max_states=300)
+
+
+@needs_cc
+@pytest.mark.parametrize("prop", ["plotted-never-cast-same-turn", "flashback-spell-always-ends-in-exile", "every-card-in-one-zone"])
+def test_a_broken_rule_is_found_at_the_same_step_by_the_same_trace(prop: str) -> None:
+    """Both kinds of property (transition and state), on a guard dropped and on a mutant clause."""
+    b = BY_PROP[prop]
+    kw = dict(disabled=b.disabled, variant=b.variant)
+    got, _ = _search(b.conf, "native", **kw)
+    assert [v.property for v in got if v.status == "violated"], "the break is found"
+    assert_same_search(b.conf, **kw)
+    assert_same_search(b.conf, first_violation=True, **kw)
+
+
+@needs_cc
+def test_the_compiled_keys_are_the_symmetry_reductions() -> None:
+    """Identical cards sorted (with the references to them), object ids and turns renumbered:
+    on reachable states, and on random renamings of them."""
+    cfg, s0 = build(TWO_BOLTS.position)
+    assert groups(cfg)
+    lib = native.program(cfg, tuple(PROPERTIES))
+    n = len(flat(s0))
+
+    def key(s: Any, turns: bool) -> list[int]:
+        out = (ctypes.c_int * n)()
+        lib.canonical((ctypes.c_int * n)(*flat(s)), out, int(turns))
+        return list(out)
+
+    rng = random.Random(3)
+    s, seen = s0, 0
+    for _ in range(400):
+        acts = legal_actions(cfg, s)
+        if not acts or s.game_over:
+            s = s0
+            continue
+        s = step(cfg, s, rng.choice(acts))
+        for turns in (False, True):
+            want = flat(canonicalizer(cfg, turns)(s))
+            assert key(s, turns) == want
+            perm = list(range(cfg.n))
+            for g in groups(cfg):
+                shuffled = list(g)
+                rng.shuffle(shuffled)
+                for src, dst in zip(g, shuffled, strict=True):
+                    perm[src] = dst
+            renamed = rename(cfg, s, perm)
+            assert key(renamed, turns) == flat(canonicalizer(cfg, turns)(renamed))
+        seen += 1
+    assert seen > 200
+
+
+@needs_cc
+def test_every_compiled_transition_is_the_interpreters() -> None:
+    """Per transition of the catalogue, on states of random games: enabled alike, and the
+    same successor, state-based actions included."""
+    conf = BY_PROP["flashback-spell-always-ends-in-exile"].conf
+    cfg, s0 = build(conf.position)
+    lib = native.program(cfg, tuple(PROPERTIES))
+    ts = catalogue(cfg).transitions
+    n = len(flat(s0))
+    rng = random.Random(5)
+    s, fired = s0, set()
+    for _ in range(150):
+        a = (ctypes.c_int * n)(*flat(s))
+        for i, t in enumerate(ts):
+            b = (ctypes.c_int * n)()
+            on = t.enabled(s)
+            assert bool(lib.successor(i, a, b)) == on, (t.action, s)
+            if on:
+                assert list(b) == flat(t.effect(s)), t.action
+                fired.add(t.rule)
+        acts = legal_actions(cfg, s)
+        s = s0 if not acts or s.game_over else step(cfg, s, rng.choice(acts))
+    assert len(fired) >= 5
+
+
+def test_without_a_compiler_auto_runs_the_interpreter_and_native_says_why(monkeypatch: pytest.MonkeyPatch,
+                                                                           tmp_path: Any) -> None:
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
+    monkeypatch.setenv("MTGCHECK_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(graph, "NATIVE_AFTER", 100)
+    native.program.cache_clear()
+    try:
+        assert not native.available()
+        got, ex = graph.check(PLOT, PROPERTIES, unbounded=True, backend="auto")
+        assert ex.backend == "python" and ex.fixpoint
+        with pytest.raises(UsageError, match="no C compiler"):
+            graph.check(PLOT, PROPERTIES, unbounded=True, backend="native")
+    finally:
+        native.program.cache_clear()
+
+
+@needs_cc
+def test_auto_hands_a_long_search_to_the_compiled_one_and_a_term_it_cannot_print_back(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(graph, "NATIVE_AFTER", 100)
+    _, ex = graph.check(PLOT, PROPERTIES, unbounded=True, backend="auto")
+    assert ex.backend == "native" and ex.fixpoint
+    _, small = graph.check(PLOT, PROPERTIES, unbounded=True, backend="auto", max_states=50)
+    assert small.backend == "python"  # the budget is under NATIVE_AFTER: never compiled
+
+    def refuse(*_: Any) -> str:
+        raise native.Unsupported("no C for the term (test)")
+
+    monkeypatch.setattr(native, "_c_op", refuse)
+    native.program.cache_clear()
+    try:
+        got, ex = graph.check(PLOT, [BY_ID["object-ids-fresh"]], unbounded=True, backend="auto")
+        assert ex.backend == "python" and ex.fixpoint and got[0].status == "proved"
+        with pytest.raises(UsageError, match="no C for the term"):
+            graph.check(PLOT, [BY_ID["object-ids-fresh"]], unbounded=True, backend="native")
+    finally:
+        native.program.cache_clear()
+
+
+@needs_cc
+def test_a_program_is_compiled_once_and_then_read_from_the_cache(monkeypatch: pytest.MonkeyPatch,
+                                                                  tmp_path: Any) -> None:
+    monkeypatch.setenv("MTGCHECK_CACHE", str(tmp_path))
+    src = native.source(build(TWO_BOLTS.position)[0], PROPERTIES)
+    native.load(src)
+    assert len(list((tmp_path / "native").glob("search-*.so"))) == 1
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))  # a second load needs no compiler
+    native.load(src)
+    with pytest.raises(native.Unsupported, match="no C compiler"):
+        native.load(src + "\n/* another program */\n")
+    assert not list((tmp_path / "native").glob("tmp*"))  # nothing half-written is left
+
+
+@pytest.mark.deep
+@needs_cc
+@pytest.mark.parametrize("conf", list(SMALL.values()), ids=lambda c: c.name)
+def test_every_small_position_searched_alike(conf: CheckConfig) -> None:
+    assert_same_search(conf, unbounded=True, max_states=400_000)
+    assert_same_search(conf)
+
+
+@pytest.mark.deep
+@needs_cc
+@pytest.mark.parametrize("b", BREAKS, ids=lambda b: b.id)
+def test_every_break_found_alike(b: Any) -> None:
+    assert_same_search(b.conf, disabled=b.disabled, variant=b.variant)
+    assert_same_search(b.conf, disabled=b.disabled, variant=b.variant, unbounded=True, max_states=400_000)
