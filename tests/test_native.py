@@ -163,19 +163,26 @@ def test_without_a_compiler_auto_runs_the_interpreter_and_native_says_why(monkey
 
 @needs_cc
 def test_auto_hands_a_long_search_to_the_compiled_one_and_a_term_it_cannot_print_back(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     monkeypatch.setattr(graph, "NATIVE_AFTER", 100)
-    _, ex = graph.check(PLOT, PROPERTIES, unbounded=True, backend="auto")
-    assert ex.backend == "native" and ex.fixpoint
-    _, small = graph.check(PLOT, PROPERTIES, unbounded=True, backend="auto", max_states=50)
-    assert small.backend == "python"  # the budget is under NATIVE_AFTER: never compiled
-
-    def refuse(*_: Any) -> str:
-        raise native.Unsupported("no C for the term (test)")
-
-    monkeypatch.setattr(native, "_c_op", refuse)
+    monkeypatch.setenv("MTGCHECK_CACHE", str(tmp_path / "a"))
     native.program.cache_clear()
     try:
+        _, small = graph.check(PLOT, PROPERTIES, unbounded=True, backend="auto", max_states=50)
+        assert small.backend == "python"  # the budget is under NATIVE_AFTER: never compiled
+        _, ex = graph.check(PLOT, PROPERTIES, unbounded=True, backend="auto")
+        assert ex.backend == "native" and ex.fixpoint
+        _, small = graph.check(PLOT, PROPERTIES, unbounded=True, backend="auto", max_states=50)
+        assert small.backend == "native"  # compiled before: nothing to pay for
+        _, bounded = graph.check(PLOT, PROPERTIES, backend="auto")
+        assert bounded.backend == "python"  # a search to the turn bound stays with the interpreter
+
+        def refuse(*_: Any) -> str:
+            raise native.Unsupported("no C for the term (test)")
+
+        monkeypatch.setattr(native, "_c_op", refuse)
+        monkeypatch.setenv("MTGCHECK_CACHE", str(tmp_path / "b"))
+        native.program.cache_clear()
         got, ex = graph.check(PLOT, [BY_ID["object-ids-fresh"]], unbounded=True, backend="auto")
         assert ex.backend == "python" and ex.fixpoint and got[0].status == "proved"
         with pytest.raises(UsageError, match="no C for the term"):
@@ -212,3 +219,61 @@ def test_every_small_position_searched_alike(conf: CheckConfig) -> None:
 def test_every_break_found_alike(b: Any) -> None:
     assert_same_search(b.conf, disabled=b.disabled, variant=b.variant)
     assert_same_search(b.conf, disabled=b.disabled, variant=b.variant, unbounded=True, max_states=400_000)
+
+
+def test_the_same_relation_prints_the_same_program() -> None:
+    """The program is found in the cache by its source: a run whose Z3 context holds other
+    terms first (another unit in the same worker) must print the very same text."""
+    import z3
+
+    cfg, _ = build(TWO_BOLTS.position)
+    first = native.source(cfg, PROPERTIES)
+    other = [z3.Int(f"other{i}") + i for i in range(2000)]
+    assert native.source(cfg, PROPERTIES) == first
+    assert other
+
+
+@needs_cc
+def test_a_program_is_found_by_what_it_is_printed_from(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    monkeypatch.setenv("MTGCHECK_CACHE", str(tmp_path))
+    cfg, _ = build(TWO_BOLTS.position)
+    native.program.cache_clear()
+    try:
+        first = native.program(cfg, tuple(PROPERTIES))
+
+        def no_print(*_: Any) -> str:
+            raise AssertionError("printed again")
+
+        monkeypatch.setattr(native, "source", no_print)
+        native.program.cache_clear()
+        assert native.program(cfg, tuple(PROPERTIES))._name == first._name
+        # Another configuration (a card's owner changed) is another program.
+        other, _ = build(OTARIA.position)
+        assert native.inputs_key(other, PROPERTIES) != native.inputs_key(cfg, PROPERTIES)
+        assert native.inputs_key(cfg, PROPERTIES[:3]) != native.inputs_key(cfg, PROPERTIES)
+    finally:
+        native.program.cache_clear()
+
+
+@needs_cc
+def test_a_stale_program_is_caught_before_it_searches(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """An index entry that names another relation's program (a stale cache, a hash collision):
+    the check against the interpreter refuses it, the relation is printed again, and the search's
+    verdicts are the interpreter's."""
+    monkeypatch.setenv("MTGCHECK_CACHE", str(tmp_path))
+    conf = BY_PROP["every-card-in-one-zone"]
+    broken, _ = build(conf.conf.position, disabled=conf.disabled, variant=conf.variant)
+    intact, s0 = build(conf.conf.position)
+    native.program.cache_clear()
+    try:
+        wrong = native.program(broken, tuple(PROPERTIES))
+        with pytest.raises(native.Unsupported, match="differs from the interpreter"):
+            native.verify(wrong, intact, PROPERTIES, s0)
+        index = tmp_path / "native" / f"inputs-{native.inputs_key(intact, PROPERTIES)}"
+        index.write_text(wrong._name.rsplit("search-", 1)[1].removesuffix(".so"))
+        native.program.cache_clear()
+        assert native.program(intact, tuple(PROPERTIES))._name == wrong._name  # the stale entry is read
+        assert_same_search(conf.conf)
+        assert native.program(intact, tuple(PROPERTIES))._name != wrong._name  # and replaced
+    finally:
+        native.program.cache_clear()

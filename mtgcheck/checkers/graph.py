@@ -83,9 +83,10 @@ def _path(parent: list[tuple[int, Action] | None], i: int) -> list[Action]:
 
 
 #: Which reading of the rules runs a search: "python" (the interpreter), "native" (the same
-#: relation compiled, :mod:`.native`), or "auto": the interpreter, and for a search with no
-#: turn bound still going after :data:`NATIVE_AFTER` states, the compiled relation from the
-#: start when a C compiler is found (compiling costs 5-20 s: a small search never pays it).
+#: relation compiled, :mod:`.native`), or "auto": for a search with no turn bound, the compiled
+#: relation if it is in the cache, else the interpreter, and for a search still going after
+#: :data:`NATIVE_AFTER` states the compiled relation from the start when a C compiler is found
+#: (compiling costs 5-20 s: a small search never pays it).
 BACKENDS = ("auto", "native", "python")
 #: States after which "auto" hands a search to the fixpoint to the compiled relation (the
 #: interpreter's 3-6 s; the built-in positions end at 1,899 to 181,924 states).
@@ -138,7 +139,9 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     max_turn = None if unbounded else conf.max_turn
     run: tuple[Exploration, _Found] | None = None
-    if backend == "auto" and unbounded and max_states > NATIVE_AFTER and native.available():
+    if backend == "auto" and unbounded and native.cached(cfg, props):
+        backend = "native-or-python"  # compiled before: no compile to pay for
+    elif backend == "auto" and unbounded and max_states > NATIVE_AFTER and native.available():
         first = _search(cfg, s0, props, max_states=NATIVE_AFTER, timeout=timeout, t0=t0,
                         first_violation=first_violation, max_turn=max_turn, symmetry=symmetry, turns=turns)
         if first[0].complete or time.monotonic() - t0 > timeout:

@@ -83,6 +83,7 @@ class Printer:
         self.lines: list[str] = []
         self.done: dict[int, str] = {}
         self.keep: list[Any] = []  # the printed terms, alive: Z3 hands a freed term's id to a new one
+        self.count = 0  # temporaries printed so far
 
     def expr(self, term: Any) -> str:
         """A C expression with the value of ``term`` (ints; Booleans as 0/1)."""
@@ -124,8 +125,12 @@ class Printer:
                 continue
             kind, kids = args
             a = [done[cid] for _, cid in kids]
-            lines.append(f"const int t{nid} = {_c_op(kind, a, partial(api.Z3_ast_to_string, ctx, node))};")
-            done[nid] = f"t{nid}"
+            # Named in the order printed, not by Z3's ids (which depend on the context's history):
+            # the same relation prints the same source, and so finds its compiled program.
+            name = f"t{self.count}"
+            self.count += 1
+            lines.append(f"const int {name} = {_c_op(kind, a, partial(api.Z3_ast_to_string, ctx, node))};")
+            done[nid] = name
         return done[term.get_id()]
 
 
@@ -285,9 +290,13 @@ class _Result(ctypes.Structure):
                                            "error")]
 
 
+def _digest(src: str) -> str:
+    return hashlib.sha256(f"{VERSION} {CFLAGS}\n{src}".encode()).hexdigest()[:24]
+
+
 def load(src: str) -> Any:
     """The compiled program of a C source (compiled once into the cache, then loaded)."""
-    digest = hashlib.sha256(f"{VERSION}\n{src}".encode()).hexdigest()[:24]
+    digest = _digest(src)
     d = cache_dir()
     so = d / f"search-{digest}.so"
     if not so.exists():
@@ -306,6 +315,10 @@ def load(src: str) -> Any:
         except OSError as e:
             raise Unsupported(f"cannot compile into the cache {d}: {e}") from None
         _prune(d)
+    return _open(so)
+
+
+def _open(so: Path) -> Any:
     lib = ctypes.CDLL(str(so))
     lib.search.restype = ctypes.POINTER(_Result)
     lib.search.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_long, ctypes.c_double, ctypes.c_int,
@@ -315,6 +328,8 @@ def load(src: str) -> Any:
     lib.canonical.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int), ctypes.c_int]
     lib.free_result.argtypes = [ctypes.POINTER(_Result)]
     lib.free_result.restype = None
+    lib.successor.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int)]
+    lib.state_outcomes.restype = lib.edge_outcomes.restype = None
     return lib
 
 
@@ -334,8 +349,138 @@ def _prune(d: Path) -> None:
 
 @lru_cache(maxsize=32)
 def program(cfg: Config, props: tuple[Property, ...]) -> Any:
-    """The loaded program of a configuration and its properties (built on first use)."""
-    return load(source(cfg, props))
+    """The loaded program of a configuration and its properties (built on first use).
+
+    Printing the relation takes 1-4 s (the Z3 encoding built, then walked), so a program is
+    also found by what it is printed from (:func:`inputs_key`: the package's code and data,
+    the configuration, the properties, Z3's and Python's versions), as ccache's direct mode
+    finds an object file; every search still checks the program against the interpreter
+    first (:func:`verify`), so a stale entry costs a second print, never a verdict."""
+    index = cache_dir() / f"inputs-{inputs_key(cfg, props)}"
+    try:
+        so = cache_dir() / f"search-{index.read_text().strip()}.so"
+        if so.exists():
+            return _open(so)
+    except OSError:
+        pass
+    src = source(cfg, props)
+    lib = load(src)
+    try:
+        tmp = index.with_suffix(".tmp%d" % os.getpid())
+        tmp.write_text(_digest(src))
+        os.replace(tmp, index)
+    except OSError:
+        pass  # the index is only a shortcut
+    return lib
+
+
+def cached(cfg: Config, props: Sequence[Property]) -> bool:
+    """Whether the program of ``cfg`` and ``props`` is in the cache (found without printing)."""
+    try:
+        digest = (cache_dir() / f"inputs-{inputs_key(cfg, props)}").read_text().strip()
+    except OSError:
+        return False
+    return (cache_dir() / f"search-{digest}.so").exists()
+
+
+def inputs_key(cfg: Config, props: Sequence[Property]) -> str:
+    """A hash of everything the printed program is a function of: the package's code and data
+    (``mtgcheck``, ``mtgcheck.model``, ``mtgcheck.properties``), the configuration and the
+    properties (by value, sets sorted: no hash seed changes it), and the versions of Z3,
+    Python and this printer."""
+    import sys
+
+    h = hashlib.sha256(f"{VERSION} {CFLAGS} {z3.get_version_string()} {sys.version}".encode())
+    h.update(_package_hash().encode())
+    h.update(repr(_stable(cfg)).encode())
+    h.update(repr([q.id for q in props]).encode())
+    return h.hexdigest()[:24]
+
+
+@lru_cache(maxsize=1)
+def _package_hash() -> str:
+    import mtgcheck
+    import mtgcheck.model
+    import mtgcheck.properties
+
+    h = hashlib.sha256()
+    for mod in (mtgcheck, mtgcheck.model, mtgcheck.properties):
+        root = Path(mod.__file__ or "").parent
+        for f in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".json") and "__pycache__" not in p.parts):
+            h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()
+
+
+def _stable(x: Any) -> Any:
+    """A value's content in a form whose ``repr`` no hash seed changes (sets sorted)."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return (type(x).__name__, tuple((f.name, _stable(getattr(x, f.name))) for f in dataclasses.fields(x) if f.repr))
+    if isinstance(x, (set, frozenset)):
+        return ("set", sorted((_stable(v) for v in x), key=repr))
+    if isinstance(x, (tuple, list)):
+        return tuple(_stable(v) for v in x)
+    if isinstance(x, dict):
+        return ("dict", sorted(((repr(k), _stable(v)) for k, v in x.items()), key=repr))
+    return x
+
+
+#: The random walks of :func:`verify` (seeded: the same states every run).
+VERIFY_WALKS, VERIFY_STEPS = 6, 12
+
+
+def verify(lib: Any, cfg: Config, props: Sequence[Property], s0: State) -> None:
+    """Check the program against the interpreter before it searches: on the states of a few
+    seeded random walks from ``s0``, every transition enabled alike with the same successor, and
+    every property's outcomes (antecedent, predicate) alike on the states and the edges.
+    :class:`Unsupported` says where they differ (and the search runs on the interpreter)."""
+    import random
+
+    from mtgcheck.model.actions import catalogue
+
+    ts = catalogue(cfg).transitions
+    sp = [q for q in props if q.kind == "state"]
+    tp = [q for q in props if q.kind == "transition"]
+    n = len(flat(s0))
+    rng = random.Random(0)
+    b = (ctypes.c_int * n)()
+    w, ok = (ctypes.c_ubyte * max(len(props), 1))(), (ctypes.c_ubyte * max(len(props), 1))()
+
+    def differ(what: str) -> Unsupported:
+        return Unsupported(f"the compiled program differs from the interpreter ({what}); "
+                           "the search runs on the interpreter")
+
+    for _ in range(VERIFY_WALKS):
+        s = s0
+        for _ in range(VERIFY_STEPS):
+            a = (ctypes.c_int * n)(*flat(s))
+            lib.state_outcomes(a, w, ok)
+            for k, q in enumerate(sp):
+                if (bool(w[k]), bool(ok[k])) != (bool(q.triggered(cfg, s)), bool(q.holds(cfg, s))):
+                    raise differ(f"property {q.id}")
+            moves = []
+            for i, t in enumerate(ts):
+                on = t.enabled(s)
+                if bool(lib.successor(i, a, b)) != on:
+                    raise differ(f"whether {t.action} is legal")
+                if not on:
+                    continue
+                s2 = t.effect(s)
+                if list(b) != flat(s2):
+                    raise differ(f"the successor by {t.action}")
+                lib.edge_outcomes(i, a, b, w, ok)
+                for k, q in enumerate(tp):
+                    if (bool(w[k]), bool(ok[k])) != (bool(q.triggered(cfg, s, t, s2)), bool(q.holds(cfg, s, t, s2))):
+                        raise differ(f"property {q.id} on {t.action}")
+                moves.append(s2)
+            if not moves or s.game_over:
+                break
+            s = rng.choice(moves)
+
+
+#: (program file, start) pairs already checked by :func:`verify` in this process.
+_VERIFIED: set[tuple[str, State]] = set()
 
 
 @dataclass
@@ -364,6 +509,16 @@ def search(cfg: Config, props: Sequence[Property], s0: State, *, max_states: int
     from mtgcheck.model.actions import catalogue
 
     lib = program(cfg, tuple(props))
+    if (lib._name, s0) not in _VERIFIED:
+        try:
+            verify(lib, cfg, props, s0)
+        except Unsupported:
+            # Perhaps found by a stale entry of the index: print the relation again, once.
+            (cache_dir() / f"inputs-{inputs_key(cfg, props)}").unlink(missing_ok=True)
+            program.cache_clear()
+            lib = program(cfg, tuple(props))
+            verify(lib, cfg, props, s0)
+        _VERIFIED.add((lib._name, s0))
     lay = Layout.of(cfg)
     n_props, n_trans = len(props), len(catalogue(cfg).transitions)
     longs = lambda n, v=0: (ctypes.c_long * max(n, 1))(*([v] * max(n, 1)))  # noqa: E731
