@@ -66,14 +66,6 @@ class Exploration:
         return len(set(zip(self.sources, self.targets, strict=True)))
 
 
-def successors(cfg: Config, s: State) -> list[tuple[Transition, State]]:
-    out = []
-    for t in catalogue(cfg).transitions:
-        if t.enabled(s):
-            out.append((t, t.effect(s)))
-    return out
-
-
 def _path(parent: list[tuple[int, Action] | None], i: int) -> list[Action]:
     out: list[Action] = []
     while (p := parent[i]) is not None:

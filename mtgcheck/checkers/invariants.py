@@ -107,8 +107,6 @@ def sample(cfg: Config, starts: Sequence[State], *, cap: int = 4000, max_turn: i
     of verbs, as swarm testing does, so that walks go deep."""
     from mtgcheck.model.actions import catalogue
 
-    from .graph import successors
-
     seen: set[State] = set()
     out: list[State] = []
 
@@ -128,7 +126,7 @@ def sample(cfg: Config, starts: Sequence[State], *, cap: int = 4000, max_turn: i
                 break
             if s.game_over or (max_turn is not None and s.turn > max_turn):
                 continue
-            nxt.extend(s2 for _, s2 in successors(cfg, s))
+            nxt.extend(t.effect(s) for t in catalogue(cfg).transitions if t.enabled(s))
         frontier = nxt
     rng = random.Random(seed)
     cat = catalogue(cfg)
