@@ -427,7 +427,7 @@ def _stable(x: Any) -> Any:
 
 
 #: The random walks of :func:`verify` (seeded: the same states every run).
-VERIFY_WALKS, VERIFY_STEPS = 6, 12
+VERIFY_WALKS, VERIFY_STEPS = 20, 12
 
 
 def verify(lib: Any, cfg: Config, props: Sequence[Property], s0: State) -> None:
