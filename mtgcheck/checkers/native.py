@@ -56,6 +56,8 @@ def compiler() -> str | None:
 
 #: -O1: the compiled search runs 4-5x faster than at -O0 for a compile some 30 % longer.
 CFLAGS = ("-O1", "-shared", "-fPIC")
+#: Seconds a compile may take (the built-ins take 6-19 s); past it the interpreter searches.
+COMPILE_TIMEOUT = 180.0
 
 
 def cache_dir() -> Path:
@@ -308,7 +310,11 @@ def load(src: str) -> Any:
             with tempfile.TemporaryDirectory(dir=d) as tmp:
                 c, tmp_so = Path(tmp) / "search.c", Path(tmp) / "search.so"
                 c.write_text(src)
-                run = subprocess.run([cc, *CFLAGS, "-o", str(tmp_so), str(c)], capture_output=True, text=True)
+                try:
+                    run = subprocess.run([cc, *CFLAGS, "-o", str(tmp_so), str(c)], capture_output=True, text=True,
+                                         timeout=COMPILE_TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    raise Unsupported(f"the C compiler took over {COMPILE_TIMEOUT:.0f} s") from None
                 if run.returncode != 0:
                     raise Unsupported(f"the C compiler failed: {run.stderr.strip()[:400]}")
                 os.replace(tmp_so, so)  # atomic: a concurrent run sees the whole file or none
