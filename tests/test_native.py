@@ -185,6 +185,7 @@ def test_auto_hands_a_long_search_to_the_compiled_one_and_a_term_it_cannot_print
         native.program.cache_clear()
         got, ex = graph.check(PLOT, [BY_ID["object-ids-fresh"]], unbounded=True, backend="auto")
         assert ex.backend == "python" and ex.fixpoint and got[0].status == "proved"
+        assert "no C for the term" in got[0].stats["backend_note"]  # said, not hidden
         with pytest.raises(UsageError, match="no C for the term"):
             graph.check(PLOT, [BY_ID["object-ids-fresh"]], unbounded=True, backend="native")
     finally:
@@ -277,3 +278,33 @@ def test_a_stale_program_is_caught_before_it_searches(monkeypatch: pytest.Monkey
         assert native.program(intact, tuple(PROPERTIES))._name != wrong._name  # and replaced
     finally:
         native.program.cache_clear()
+
+
+@needs_cc
+def test_the_cli_says_in_one_line_why_the_compiled_search_cannot_run(tmp_path: Any) -> None:
+    """A compiler that fails: ``--graph-backend native`` exits 2 with the compiler's words, no
+    traceback and no report written; ``auto`` runs the interpreter (a search this small never
+    asks for a compile, so nothing failed and nothing is noted)."""
+    import json
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+
+    cc = tmp_path / "cc"
+    cc.write_text("#!/bin/sh\necho 'cc: internal error' >&2\nexit 1\n")
+    cc.chmod(0o755)
+    env = {"CI": "true", "PATH": "/usr/bin:/bin", "CC": str(cc), "MTGCHECK_CACHE": str(tmp_path / "cache")}
+    args = [sys.executable, "-m", "mtgcheck.cli", "check", "--checker", "graph", "--config", "costs",
+            "--exhaustive", "-j", "1", "--no-store"]
+    out = tmp_path / "native.json"
+    r = subprocess.run([*args, "--graph-backend", "native", "--json", str(out)], capture_output=True, text=True,
+                       cwd=ROOT, env=env, timeout=300)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "--graph-backend native: the C compiler failed: cc: internal error" in r.stderr
+    assert not out.exists()
+    out = tmp_path / "auto.json"
+    r = subprocess.run([*args, "--json", str(out)], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+    rows = json.loads(out.read_text())["verdicts"]
+    assert r.returncode in (0, 1) and rows and all(v["stats"]["backend"] == "python" for v in rows)
+    assert not any("backend_note" in v["stats"] for v in rows)

@@ -46,6 +46,7 @@ class Exploration:
     via: list[Transition] = field(default_factory=list)
     fixpoint: bool = False  # no turn bound, and no new state appeared: every reachable state seen
     backend: str = "python"  # the reading that ran the search: "python" or "native" (.native)
+    backend_note: str = ""  # why the compiled reading "auto" chose did not run, if it did not
     _graph: nx.DiGraph | None = None
 
     @property
@@ -131,6 +132,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     max_turn = None if unbounded else conf.max_turn
     run: tuple[Exploration, _Found] | None = None
+    note = ""  # why "auto" did not run the compiled search it chose (the verdicts' stats say it)
     if backend == "auto" and unbounded and native.cached(cfg, props):
         backend = "native-or-python"  # compiled before: no compile to pay for
     elif backend == "auto" and unbounded and max_states > NATIVE_AFTER and native.available():
@@ -149,11 +151,13 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
                 from mtgcheck.errors import UsageError
 
                 raise UsageError(f"--graph-backend native: {e}") from None
+            note = f"the interpreter ran the search: {e}"
     if run is None:
         run = _search(cfg, s0, props, max_states=max_states, timeout=timeout, t0=t0,
                       first_violation=first_violation, max_turn=max_turn, symmetry=symmetry, turns=turns)
     ex, found = run
     ex.seconds = time.monotonic() - t0
+    ex.backend_note = note
     return _verdicts(conf, props, ex, found, unbounded), ex
 
 
@@ -293,6 +297,8 @@ def _verdicts(conf: CheckConfig, props: Sequence[Property], ex: Exploration, fou
     for p in props:
         stats = {"states": len(states), "edges": edges, "witnesses": witnessed[p.id],
                  "coverage": fired_cov, "scope": scope, "backend": ex.backend}
+        if ex.backend_note:
+            stats["backend_note"] = ex.backend_note
         if p.id in violated:
             d, trace = violated[p.id]
             v = Verdict("graph", p.id, conf.name, VIOLATED, depth=d, trace=trace, stats=stats)
