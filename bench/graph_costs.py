@@ -10,8 +10,10 @@ Per built-in configuration, with no turn bound, up to ``--states`` states (or th
 * the rules whose effects take the most time, with their share of the effects' time.
 
 Why: the exhaustive-search figure to reach is 20,000 states/s on one core.  This prints what
-stands between the interpreter and it, so that a change of representation is chosen by
-measurement (one process, seed-free; times vary with the machine's load, the shares less).
+stands between the interpreter and it (one process, seed-free; times vary with the machine's
+load, the shares less): the interpreter's own ceiling is under it on every built-in, which is
+why the search also runs compiled (``--graph-backend``, ``bench/native_rate.py``).  The
+interpreter still runs every search to a turn bound and every small one.
 
     python bench/graph_costs.py [--states 60000] [--only NAME ...] [--top 5]
 """
