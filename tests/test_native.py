@@ -308,3 +308,16 @@ def test_the_cli_says_in_one_line_why_the_compiled_search_cannot_run(tmp_path: A
     rows = json.loads(out.read_text())["verdicts"]
     assert r.returncode in (0, 1) and rows and all(v["stats"]["backend"] == "python" for v in rows)
     assert not any("backend_note" in v["stats"] for v in rows)
+
+
+def test_the_inputs_key_reads_what_a_property_computes() -> None:
+    """Two properties of one id whose code differs (a test's, say) are two programs."""
+    from mtgcheck.properties.base import Property
+
+    def make(limit: int) -> Property:
+        return Property("life-bounded", ("119.1",), "life stays under a bound", "state",
+                        lambda cfg, s: s.life[0] <= limit)
+
+    cfg, _ = build(TWO_BOLTS.position)
+    assert native.inputs_key(cfg, [make(20)]) == native.inputs_key(cfg, [make(20)])
+    assert native.inputs_key(cfg, [make(20)]) != native.inputs_key(cfg, [make(19)])

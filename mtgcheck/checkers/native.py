@@ -16,8 +16,9 @@ for result (and the canonical keys state for state).  A machine with no C compil
 term this printer does not know, falls back to the interpreter (:func:`available`).
 
 Compiled programs are kept in a cache directory (``MTGCHECK_CACHE``, else
-``~/.cache/mtgcheck``), named by a hash of the C source, so a configuration is compiled once
-per machine and model.
+``~/.cache/mtgcheck``), named by a hash of the C source and found again by a hash of what it
+is printed from (:func:`program`), so a relation is compiled once per machine; every program is
+checked against the interpreter before it searches (:func:`verify`).
 """
 
 from __future__ import annotations
@@ -46,7 +47,9 @@ VERSION = 1
 
 
 class Unsupported(Exception):
-    """A term this printer does not know (the search falls back to the interpreter)."""
+    """Why the compiled search cannot run here: no compiler, a compile that failed, a term this
+    printer does not know, a value out of its range, a program that differs from the
+    interpreter (the search falls back to the interpreter; ``--graph-backend native`` says it)."""
 
 
 def compiler() -> str | None:
@@ -200,7 +203,6 @@ def source(cfg: Config, props: Sequence[Property]) -> str:
     from .symmetry import groups
     from .z3bmc import Encoding
 
-
     enc = Encoding.build(cfg, None)
     lay = Layout.of(cfg)
     ts = catalogue(cfg).transitions
@@ -213,12 +215,10 @@ def source(cfg: Config, props: Sequence[Property]) -> str:
         p = Printer(_names(enc.m, "m"))
         body = [f"b[{i}] = {p.expr(_as_term(v))};" for i, v in enumerate(flat(enc.settled))]
         out.append("static void settle(const int *m, int *b) {\n" + "\n".join(p.lines + body) + "\n}")
-        raws = enc.raw
-    else:
+    else:  # the encoding's effects are settled already
         out.append("static void settle(const int *m, int *b) { memcpy(b, m, F * sizeof(int)); }")
-        raws = enc.raw
     steps = []
-    for i, (g, e) in enumerate(zip(enc.guards, raws, strict=True)):
+    for i, (g, e) in enumerate(zip(enc.guards, enc.raw, strict=True)):
         g = z3.substitute(g, *true_en) if true_en else g
         p = Printer(a_names)
         guard = p.expr(g)
@@ -344,11 +344,15 @@ CACHE_KEEP = 64
 
 
 def _prune(d: Path) -> None:
-    """Drop the least recently compiled programs beyond :data:`CACHE_KEEP` (best effort)."""
+    """Drop the least recently compiled programs beyond :data:`CACHE_KEEP`, and the index
+    entries naming them (best effort)."""
     try:
         kept = sorted(d.glob("search-*.so"), key=lambda p: p.stat().st_mtime, reverse=True)
         for old in kept[CACHE_KEEP:]:
             old.unlink(missing_ok=True)
+        for index in d.glob("inputs-*"):  # and the shortcuts to the programs dropped
+            if not (d / f"search-{index.read_text().strip()}.so").exists():
+                index.unlink(missing_ok=True)
     except OSError:
         pass
 
@@ -399,8 +403,19 @@ def inputs_key(cfg: Config, props: Sequence[Property]) -> str:
     h = hashlib.sha256(f"{VERSION} {CFLAGS} {z3.get_version_string()} {sys.version}".encode())
     h.update(_package_hash().encode())
     h.update(repr(_stable(cfg)).encode())
-    h.update(repr([q.id for q in props]).encode())
+    h.update(repr([(q.id, q.kind, _code(q.pred), _code(q.witness)) for q in props]).encode())
     return h.hexdigest()[:24]
+
+
+def _code(f: Any) -> Any:
+    """What a property's function computes, as far as its code says: its bytecode, constants
+    and captured values (a property made outside the package, by a test, say)."""
+    if f is None:
+        return None
+    code = getattr(f, "__code__", None)
+    cells = tuple(repr(c.cell_contents) for c in (getattr(f, "__closure__", None) or ()))
+    return (getattr(f, "__module__", ""), getattr(f, "__qualname__", repr(f)),
+            None if code is None else (code.co_code, repr(code.co_consts), code.co_names), cells)
 
 
 @lru_cache(maxsize=1)
