@@ -188,7 +188,8 @@ class Z3Checker(BaseChecker):
 
 
 def _bounded_backend(backend: str, unbounded: bool) -> str:
-    """"auto" compiles only a search to the fixpoint (graph.BACKENDS)."""
+    """The backend of a search to the turn bound: "auto" keeps it on the interpreter (only a
+    search with no turn bound may pay for a compile; graph.BACKENDS)."""
     return backend if backend != "auto" or unbounded else "python"
 
 
