@@ -33,7 +33,7 @@ class Options:
     first_violation: bool = False
     #: Graph checker: which reading runs the search (``graph.BACKENDS``): the interpreter, the
     #: compiled relation, or "auto" (compiled for a search to the fixpoint when a C compiler
-    #: is found).  The verdicts are the same; only the time differs.
+    #: is found).  The verdicts are the same; only the time differs.  One of GRAPH_BACKENDS.
     graph_backend: str = "auto"
     rlimit: int | None = None  # Z3: resource limit of one induction query (None: the checker's default)
     hypothesis_slots: int = 1  # seed slots per configuration (--shards; mtgcheck.check_run's docstring)
@@ -44,6 +44,11 @@ class Options:
     #: Z3: configuration name -> those of the hints whose chunk of the closure an earlier run
     #: had to split (the manifest's ``split``): their chunks are split at once.
     split_hints: dict[str, tuple[str, ...]] | None = None
+
+
+#: Which reading runs the graph search (``Options.graph_backend``; mtgcheck.checkers.graph's
+#: ``check`` says what each does).
+GRAPH_BACKENDS = ("auto", "native", "python")
 
 
 #: Seed slot i of a run seeded S uses the Hypothesis seed S + i * SEED_STRIDE: slot 0 is the

@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterator
 import click
 
 from mtgcheck import __version__
+from mtgcheck.budget import GRAPH_BACKENDS
 from mtgcheck.checkers import registry
 from mtgcheck.errors import MtgcheckError, OutputError
 
@@ -145,9 +146,10 @@ def _interactive() -> bool:
 @click.option("--exhaustive", is_flag=True, help="Graph search: no turn bound, to the end of every game; a search "
               "that reaches its fixpoint proves each property for every reachable state of the position "
               "(cut by --timeout: holds to the depth reached).")
-@click.option("--graph-backend", type=click.Choice(["auto", "native", "python"]), default="auto", show_default=True,
+@click.option("--graph-backend", type=click.Choice(list(GRAPH_BACKENDS)), default="auto", show_default=True,
               help="Graph search: the interpreter (python), the same relation compiled to C (native; needs a C "
-              "compiler, CC), or native for a search to the fixpoint when a compiler is found (auto). Same verdicts.")
+              "compiler, CC), or auto: compiled for a long search to the fixpoint (its program cached, or the "
+              "search still going after its first states) when a compiler is found. Same verdicts.")
 @click.option("--manifest", "manifest_in", type=click.Path(dir_okay=False), default=None,
               help="Compare with this manifest (manifest.json): exit 1 when a figure shrank. Z3 tries "
                    "the invariants its proofs closed there first (and checks them again).")
@@ -181,7 +183,7 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
         from mtgcheck.errors import UsageError
 
         if not native.available():
-            raise UsageError("--graph-backend native: no C compiler (set CC, or install cc)")
+            raise UsageError(f"--graph-backend native: {native.NO_COMPILER}")
     failed_writes: list[str] = []  # outputs that could not be written: exit 2 after the others
     prop_ids = cr.properties_named(props)
     confs = cr.configs_named(configs)

@@ -203,6 +203,10 @@ def test_a_program_is_compiled_once_and_then_read_from_the_cache(monkeypatch: py
     native.load(src)
     with pytest.raises(native.Unsupported, match="no C compiler"):
         native.load(src + "\n/* another program */\n")
+    other = src + "\n/* a damaged entry */\n"
+    (tmp_path / "native" / f"search-{native._digest(other)}.so").write_bytes(b"not a program")
+    with pytest.raises(native.Unsupported, match="cannot load"):  # a one-line reason, no traceback
+        native.load(other)
     assert not list((tmp_path / "native").glob("tmp*"))  # nothing half-written is left
 
 
@@ -229,9 +233,9 @@ def test_the_same_relation_prints_the_same_program() -> None:
 
     cfg, _ = build(TWO_BOLTS.position)
     first = native.source(cfg, PROPERTIES)
-    other = [z3.Int(f"other{i}") + i for i in range(2000)]
+    other = [z3.Int(f"other{i}") + i for i in range(2000)]  # alive while the relation is printed again
     assert native.source(cfg, PROPERTIES) == first
-    assert other
+    del other
 
 
 @needs_cc

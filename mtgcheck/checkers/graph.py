@@ -19,6 +19,7 @@ from typing import Sequence
 import networkx as nx
 
 from mtgcheck import coverage
+from mtgcheck.budget import GRAPH_BACKENDS
 from mtgcheck.configs import CheckConfig
 from mtgcheck.model.actions import Action, Transition, catalogue
 from mtgcheck.model.config import Config
@@ -80,7 +81,7 @@ def _path(parent: list[tuple[int, Action] | None], i: int) -> list[Action]:
 #: relation if it is in the cache, else the interpreter, and for a search still going after
 #: :data:`NATIVE_AFTER` states the compiled relation from the start when a C compiler is found
 #: (compiling costs 5-20 s: a small search never pays it).
-BACKENDS = ("auto", "native", "python")
+BACKENDS = GRAPH_BACKENDS
 #: States after which "auto" hands a search to the fixpoint to the compiled relation (the
 #: interpreter's 3-6 s; the built-in positions end at 1,899 to 181,924 states).
 NATIVE_AFTER = 20_000

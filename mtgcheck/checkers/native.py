@@ -52,6 +52,9 @@ class Unsupported(Exception):
     interpreter (the search falls back to the interpreter; ``--graph-backend native`` says it)."""
 
 
+NO_COMPILER = "no C compiler (set CC, or install cc)"
+
+
 def compiler() -> str | None:
     """The C compiler to use (``CC``, else ``cc``), or None when there is none."""
     return shutil.which(os.environ.get("CC", "cc"))
@@ -80,7 +83,7 @@ class Printer:
     graph once, as a local ``const int`` (the graph shares subterms, C does too); the
     state's entries are read from arrays (``names``: Z3 constant id -> C expression).
 
-    The terms are walked through Z3's C API (``z3core``): the Python wrappers cost ten times
+    The terms are walked through Z3's C API (``z3core``): the Python wrappers cost about four times
     as much per node, and an effect has a thousand nodes."""
 
     def __init__(self, names: dict[int, str]) -> None:
@@ -304,7 +307,7 @@ def load(src: str) -> Any:
     if not so.exists():
         cc = compiler()
         if cc is None:
-            raise Unsupported("no C compiler (set CC, or install cc)")
+            raise Unsupported(NO_COMPILER)
         try:
             d.mkdir(parents=True, exist_ok=True)
             with tempfile.TemporaryDirectory(dir=d) as tmp:
@@ -325,7 +328,10 @@ def load(src: str) -> Any:
 
 
 def _open(so: Path) -> Any:
-    lib = ctypes.CDLL(str(so))
+    try:
+        lib = ctypes.CDLL(str(so))
+    except OSError as e:  # not a program this printer compiled (a damaged cache)
+        raise Unsupported(f"cannot load {so}: {e}") from None
     lib.search.restype = ctypes.POINTER(_Result)
     lib.search.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_long, ctypes.c_double, ctypes.c_int,
                            ctypes.c_long, ctypes.c_int, ctypes.c_int,
