@@ -45,8 +45,10 @@ def _fields_read(*terms: Any, state: str = "b") -> frozenset[int]:
 
 
 def _read_by_term(t: Any, state: str) -> frozenset[int]:
-    """One term's reads (many transitions give a property the very same term: Z3 shares it)."""
-    key = (t.get_id(), state)
+    """One term's reads (many transitions give a property the very same term: Z3 shares it).
+    Keyed by the term's context too: each Z3 check runs in a fresh context
+    (``z3bmc.fresh_context``), whose ids start again from the same numbers."""
+    key = (t.ctx_ref().value, t.get_id(), state)
     seen = _READS.get(key)
     if seen is None:
         if len(_READS) >= 4096:
@@ -56,7 +58,7 @@ def _read_by_term(t: Any, state: str) -> frozenset[int]:
     return seen[1]
 
 
-_READS: dict[tuple[int, str], tuple[Any, frozenset[int]]] = {}
+_READS: dict[tuple[int, int, str], tuple[Any, frozenset[int]]] = {}
 _INDEX = {f: i for i, f in enumerate(FIELDS)}
 
 
