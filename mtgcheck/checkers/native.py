@@ -299,11 +299,16 @@ def _digest(src: str) -> str:
     return hashlib.sha256(f"{VERSION} {CFLAGS}\n{src}".encode()).hexdigest()[:24]
 
 
+def _program_file(d: Path, digest: str) -> Path:
+    """Where the cache ``d`` keeps the program compiled from the source of ``digest``."""
+    return d / f"search-{digest}.so"
+
+
 def load(src: str) -> Any:
     """The compiled program of a C source (compiled once into the cache, then loaded)."""
     digest = _digest(src)
     d = cache_dir()
-    so = d / f"search-{digest}.so"
+    so = _program_file(d, digest)
     if not so.exists():
         cc = compiler()
         if cc is None:
@@ -357,7 +362,7 @@ def _prune(d: Path) -> None:
         for old in kept[CACHE_KEEP:]:
             old.unlink(missing_ok=True)
         for index in d.glob("inputs-*"):  # and the shortcuts to the programs dropped
-            if not (d / f"search-{index.read_text().strip()}.so").exists():
+            if not _program_file(d, index.read_text().strip()).exists():
                 index.unlink(missing_ok=True)
     except OSError:
         pass
@@ -372,13 +377,10 @@ def program(cfg: Config, props: tuple[Property, ...]) -> Any:
     the configuration, the properties, Z3's and Python's versions), as ccache's direct mode
     finds an object file; every search still checks the program against the interpreter
     first (:func:`verify`), so a stale entry costs a second print, never a verdict."""
-    index = cache_dir() / f"inputs-{inputs_key(cfg, props)}"
-    try:
-        so = cache_dir() / f"search-{index.read_text().strip()}.so"
-        if so.exists():
-            return _open(so)
-    except OSError:
-        pass
+    so = _indexed(cfg, props)
+    if so is not None:
+        return _open(so)
+    index = _index(cfg, props)
     src = source(cfg, props)
     lib = load(src)
     try:
@@ -392,11 +394,21 @@ def program(cfg: Config, props: tuple[Property, ...]) -> Any:
 
 def cached(cfg: Config, props: Sequence[Property]) -> bool:
     """Whether the program of ``cfg`` and ``props`` is in the cache (found without printing)."""
+    return _indexed(cfg, props) is not None
+
+
+def _index(cfg: Config, props: Sequence[Property]) -> Path:
+    """The index entry of ``cfg`` and ``props``: it names their program's source digest."""
+    return cache_dir() / f"inputs-{inputs_key(cfg, props)}"
+
+
+def _indexed(cfg: Config, props: Sequence[Property]) -> Path | None:
+    """The cached program the index names for ``cfg`` and ``props``, if both are there."""
     try:
-        digest = (cache_dir() / f"inputs-{inputs_key(cfg, props)}").read_text().strip()
+        so = _program_file(cache_dir(), _index(cfg, props).read_text().strip())
     except OSError:
-        return False
-    return (cache_dir() / f"search-{digest}.so").exists()
+        return None
+    return so if so.exists() else None
 
 
 def inputs_key(cfg: Config, props: Sequence[Property]) -> str:
@@ -541,7 +553,7 @@ def search(cfg: Config, props: Sequence[Property], s0: State, *, max_states: int
             verify(lib, cfg, props, s0)
         except Unsupported:
             # Perhaps found by a stale entry of the index: print the relation again, once.
-            (cache_dir() / f"inputs-{inputs_key(cfg, props)}").unlink(missing_ok=True)
+            _index(cfg, props).unlink(missing_ok=True)
             program.cache_clear()
             lib = program(cfg, tuple(props))
             verify(lib, cfg, props, s0)

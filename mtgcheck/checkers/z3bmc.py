@@ -382,11 +382,11 @@ class Encoding:
     def violation_term(self, p: Property) -> Any:
         """A transition property fails on the step from ``a`` to ``b`` under ``act``: one
         disjunct per distinct predicate, guarded by the transitions whose predicate it is (no
-        guard if it is every transition's: ``act``'s range is part of the relation).  A predicate that
-        reads only the states, not the transition (``object-ids-fresh``), is the same term
-        for every transition: one negation instead of one per transition.  On ``flashback``,
-        BMC of the 22 properties to depth 8 (states constrained, the closing aside) took
-        48-52 s where the per-transition disjunction took 66-81 s."""
+        guard if it is every transition's: ``act``'s range is part of the relation).  A
+        predicate that reads only the states, not the transition (``object-ids-fresh``), is the
+        same term for every transition: one negation instead of one per transition.  On
+        ``flashback``, BMC of the 22 properties to depth 8 (states constrained, the closing
+        aside) took 48-52 s where the per-transition disjunction took 66-81 s."""
         terms = self.prop_terms(p)
         groups: dict[int, tuple[Any, list[int]]] = {}
         for i, term in enumerate(terms):
