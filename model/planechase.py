@@ -15,7 +15,7 @@ from .config import Config
 from .logic import And, Count, If, Not, Or, first, is_sym, put
 from .state import AB_CHAOS, AB_PLANESWALK, PL_DECK, PL_FACEUP, PL_OUT, State
 from .turns import after_action
-from .zones import push_ability
+from .zones import new_objects, push_ability
 
 ROLL_RESULTS = ("blank", "chaos", "planeswalk")
 _FAR = 10_000
@@ -52,14 +52,10 @@ def turn_top_face_up(cfg: Config, s: State, walker: Any, when: Any = True) -> St
     K = len(cfg.planes)
     deck = deck_of_player(cfg, walker)
     up = [And(when, s.pl_zone[k] == PL_DECK, deck_of(cfg, k) == deck, s.pl_pos[k] == 0) for k in range(K)]
-    rank: Any = 0
-    oids = list(s.pl_oid)
-    for k in range(K):
-        oids[k] = If(up[k], s.next_oid + rank, oids[k])
-        rank = rank + If(up[k], 1, 0)
+    new_oids, next_oid = new_objects(s.next_oid, up)
     s = s.replace(pl_zone=tuple(If(up[k], PL_FACEUP, s.pl_zone[k]) for k in range(K)),
                   pl_counters=tuple(If(up[k], 0, s.pl_counters[k]) for k in range(K)),
-                  pl_oid=tuple(oids), next_oid=s.next_oid + rank)
+                  pl_oid=tuple(If(up[k], new_oids[k], s.pl_oid[k]) for k in range(K)), next_oid=next_oid)
     return compact_decks(cfg, s)
 
 
@@ -79,7 +75,7 @@ def planeswalk(cfg: Config, s: State, walker: Any, when: Any = True) -> State:
     # CR 701.31: the face-up plane goes to the bottom of its owner's planar deck first, so
     # when that is the planeswalker's deck, there is a top card to turn face up.
     down = [And(when, s.pl_zone[k] == PL_FACEUP) for k in range(K)]
-    possible = Or(*down) if K else False
+    new_oids, next_oid = new_objects(s.next_oid, down)
     s = s.replace(
         pl_zone=tuple(If(down[k], PL_DECK, s.pl_zone[k]) for k in range(K)),
         pl_pos=tuple(If(down[k], _FAR + k, s.pl_pos[k]) for k in range(K)),
@@ -87,8 +83,8 @@ def planeswalk(cfg: Config, s: State, walker: Any, when: Any = True) -> State:
         # clause "planechase.face-down-loses-counters": it keeps them).
         pl_counters=tuple(If(down[k], 0, s.pl_counters[k]) for k in range(K))
         if cfg.on("planechase.face-down-loses-counters") else s.pl_counters,
-        pl_oid=tuple(If(down[k], s.next_oid, s.pl_oid[k]) for k in range(K)),
-        next_oid=s.next_oid + If(possible, 1, 0),
+        pl_oid=tuple(If(down[k], new_oids[k], s.pl_oid[k]) for k in range(K)),
+        next_oid=next_oid,
     )
     s = compact_decks(cfg, s)
     return turn_top_face_up(cfg, s, walker, when)

@@ -44,7 +44,7 @@ def move(cfg: Config, s: State, moving: Sequence[Any], dest: Sequence[Any] | Any
     cleared: dict[str, list[Any]] = {}  # the reset fields some moving card changes
     # CR 400.7: a new object (mutant clause "zones.fresh-oid": it keeps its old id).
     fresh_oid = cfg.on("zones.fresh-oid")
-    rank: Any = 0
+    new_oids, next_oid = new_objects(s.next_oid, moving)
     entering_stack = s.stack_size
     for j in range(n):
         m = moving[j]
@@ -53,23 +53,38 @@ def move(cfg: Config, s: State, moving: Sequence[Any], dest: Sequence[Any] | Any
             continue  # stays where it is (concretely: most cards, most moves)
         d = flashback_exile(cfg, s, j, dests[j], resolving)
         lib_pos = (-_FAR + j) if library_end == TOP else (_FAR + j)
-        new_pos = If(d == LIBRARY, lib_pos, If(d == STACK, _FAR * 2 + entering_stack + rank, 0))
-        new_oid = s.next_oid + rank if fresh_oid else oid[j]
+        # Cards put on the stack together go above it in slot order (compact renumbers them).
+        new_pos = If(d == LIBRARY, lib_pos, If(d == STACK, _FAR * 2 + entering_stack + j, 0))
+        new_oid = new_oids[j] if fresh_oid else oid[j]
         if sym:  # symbolically: each entry is the new value if the card moves, else the old one
             zone[j], pos[j], oid[j] = If(m, d, zone[j]), If(m, new_pos, pos[j]), If(m, new_oid, oid[j])
             for f, v, old in resets:
                 vals = cleared.get(f) or cleared.setdefault(f, list(old))
                 vals[j] = If(m, v, vals[j])
-            rank = rank + If(m, 1, 0)
         else:  # concretely the card moves: the same values, without the choice
             zone[j], pos[j], oid[j] = d, new_pos, new_oid
             for f, v, old in resets:
                 if is_sym(old[j]) or old[j] != v:  # a term may hold any value: always reset it
                     (cleared.get(f) or cleared.setdefault(f, list(old)))[j] = v
-            rank = rank + 1
-    s = s.replace(zone=tuple(zone), pos=tuple(pos), oid=tuple(oid), next_oid=s.next_oid + rank,
+    s = s.replace(zone=tuple(zone), pos=tuple(pos), oid=tuple(oid), next_oid=next_oid,
                   **{f: tuple(v) for f, v in cleared.items()})
     return compact(cfg, s)
+
+
+def new_objects(next_oid: Any, moving: Sequence[Any]) -> tuple[list[Any], Any]:
+    """The ids of the new objects when the objects ``moving[i]`` says change zones together
+    (CR 400.7), and the next free id after them.
+
+    Object ``i`` of the group gets ``next_oid + i``, whether the others move or not, and the
+    group takes ``len(moving)`` ids as soon as one of them moves.  The rules read ids only
+    by equality and by "newer than every id in use" (``next_oid``), and both hold: each new
+    id is fresh and distinct from the others, in the group's order.  Why not number the
+    moved objects consecutively: that id is ``next_oid`` plus a running count of the
+    objects moved before it, a sum of choices the solver must reason about arithmetically
+    at every step; here each id is one addition of a constant.  Z3's BMC of
+    ``object-ids-fresh`` on ``flashback`` (every placement, states constrained) reached
+    depth 10 in 28 s, where the running count took 45 s to reach depth 8."""
+    return [next_oid + i for i in range(len(moving))], next_oid + If(Or(*moving), len(moving), 0)
 
 
 def compact(cfg: Config, s: State) -> State:

@@ -95,6 +95,37 @@ def test_a_zone_change_resets_what_the_layout_says() -> None:
         assert getattr(moved, f)[0] == v and getattr(moved, f)[1] == 7, f
 
 
+def test_cards_moved_together_get_fresh_distinct_ids_each_its_own_whoever_moves() -> None:
+    """CR 400.7 as model/zones.py's ``new_objects`` numbers it: every moved card gets an id
+    above every id in use, distinct from the others moved with it and in slot order, and a
+    card's new id is the same whether the other cards move with it or not (concretely and
+    symbolically alike: the solver sees no running count)."""
+    import z3
+
+    from mtgcheck.model.logic import symbolic
+    from mtgcheck.model.state import GRAVEYARD
+    from mtgcheck.model.zones import move
+
+    conf = next(c for c in BUILTIN if c.name == "plot")
+    cfg, s = build(conf.position)
+    in_use = set(s.oid) | set(s.pl_oid)
+    alone = move(cfg, s, [j == 2 for j in range(cfg.n)], GRAVEYARD)
+    together = move(cfg, s, [j in (0, 2, 5) for j in range(cfg.n)], GRAVEYARD)
+    assert alone.oid[2] == together.oid[2]
+    new = [together.oid[j] for j in (0, 2, 5)]
+    assert new == sorted(set(new)) and min(new) >= s.next_oid and not in_use & set(new)
+    assert together.next_oid > max(new) and alone.next_oid > alone.oid[2]
+    assert [together.oid[j] for j in range(cfg.n) if j not in (0, 2, 5)] == \
+        [s.oid[j] for j in range(cfg.n) if j not in (0, 2, 5)]
+    with symbolic():
+        st = symbolic_state(cfg, "t")
+        moving = [z3.Bool(f"m{j}") for j in range(cfg.n)]
+        after = move(cfg, st, moving, GRAVEYARD)
+    # The new id of card 2 is next_oid + 2, whatever the others do: one addition, no sum.
+    sol = z3.Solver()
+    sol.add(moving[2], after.oid[2] != st.next_oid + 2)
+    assert sol.check() == z3.unsat
+
 def test_state_counts_unchanged_by_the_derived_symmetry() -> None:
     """The renaming read from the layout keys states as it did when it was derived (costs: 535
     then; 523 since object ids are renumbered by equality, not order)."""

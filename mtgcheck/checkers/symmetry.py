@@ -54,14 +54,14 @@ def canonical(cfg: Config, s: State, turns: bool = False) -> State:
 
     Object ids matter to the rules and the properties only through equality (is the target
     still the same object?  CR 400.7, 608.2b) and through ``next_oid``, the next new id,
-    which is larger than every id in use: a zone change or a plane turned face up takes
-    ``next_oid``, ``next_oid + 1``, ...  No rule compares two ids in use by order.  So any
-    one-to-one renaming of the ids in use onto 1..m, with ``next_oid`` renamed m + 1, gives a
-    state that behaves the same (a bisimilar one: the same actions, successors renamed alike
-    with new ids ``m + 1``, ``m + 2``, ...); the ids are numbered in the order they first
-    appear in the object-id fields of the layout (``OID_FIELDS``: card slots first), not by
-    their values, so two states that differ only in which object came first share a
-    representative.  Checked by ``tests/test_metamorphic.py`` (a random such renaming of
+    which is larger than every id in use: the objects a zone change or a plane turned face
+    up makes new take ``next_oid + i`` (``i`` their place in the group, model/zones.py,
+    ``new_objects``).  No rule compares two ids in use by order.  So any one-to-one renaming
+    of the ids in use onto 1..m, with ``next_oid`` renamed m + 1, gives a state that behaves
+    the same (a bisimilar one: the same actions, successors renamed alike with new ids
+    ``m + 1 + i``); the ids are numbered in the order they first appear in the object-id
+    fields of the layout (``OID_FIELDS``: card slots first), not by their values, so two
+    states that differ only in which object came first share a representative.  Checked by ``tests/test_metamorphic.py`` (a random such renaming of
     reachable states).  Sound, not always minimal: references between identical cards may
     leave two representatives.
 
