@@ -52,6 +52,25 @@ def test_the_intact_rules_invariants_are_found_again_on_the_broken_rules() -> No
     assert 0 < constrained[0].stats["bmc_constrained_by"] < len(hints)
 
 
+def test_the_state_properties_closed_with_the_invariants_constrain_bmc_a_broken_one_never() -> None:
+    """The state properties the closing for BMC proves with the candidates constrain BMC's
+    states (as the induction's proofs do after k = 0): on the intact rules all of them close
+    and BMC still reaches its depth for every property; on the broken rules the property
+    the mutant breaks does not close (its step fails), so it constrains nothing and BMC
+    kills the mutant with it, as plain BMC does.  Trusted unchecked, it would hide the kill."""
+    hints = _intact_hints(LEAVER.position)
+    state_ids = sorted(p.id for p in PROPERTIES if p.kind == "state")
+    intact = z3bmc.check(SMALL[LEAVER.position], PROPERTIES, depth=6, timeout=300, induction=False,
+                         bmc_invariants=True, hints=hints)
+    assert intact[0].stats["bmc_closed_properties"] == state_ids
+    assert {(v.status, v.depth) for v in intact} == {("holds", 6)}
+    broken = _bmc(LEAVER, bmc_invariants=True, hints=hints)
+    killed = {pid for _, pid in _kills(broken)}
+    assert killed and not killed & set(broken[0].stats["bmc_closed_properties"])
+    assert set(broken[0].stats["bmc_closed_properties"]) == set(state_ids) - killed
+    assert _kills(broken) == _kills(_bmc(LEAVER))
+
+
 def test_a_candidate_that_hides_the_violation_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
     """A candidate true initially that would hide the violation if it were trusted ("no
     player ever leaves") is given as a hint with the others: the closure finds a step that

@@ -563,8 +563,9 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
     BMC's states are constrained by the candidates the k = 0 induction closed into an
     inductive set, and by the state properties it proved (:meth:`Unroller.constrain`).  With
     ``induction=False``, ``bmc_invariants`` finds and closes the candidates for BMC alone
-    (:func:`_closed_invariants`, ``hints`` first); otherwise BMC is plain (the mutants' kill
-    matrix: a shallow violation is found faster than the invariants are closed)."""
+    (:func:`_closed_invariants`, ``hints`` first), the state properties closed with them
+    constraining BMC's states as the induction's do; otherwise BMC is plain (the mutants'
+    kill matrix: a shallow violation is found faster than the invariants are closed)."""
     cfg, s0 = build(conf.position, variant=variant, disabled=disabled)
     enc = Encoding.build(cfg, s0)
     depth = conf.depth if depth is None else depth
@@ -674,6 +675,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
 
     bmc_seconds = time.monotonic() - t0  # the initial states' checks, then BMC's queries
     constrained, closing_seconds = 0, 0.0  # BMC's constraints (proved facts) and closing them for BMC alone
+    closed_props: list[Property] = []  # the state properties closed with them (``bmc_invariants``)
     if induction and not first_violation:
         # Induction first: a property proved at k = 0 needs no BMC (its base case is the
         # initial states, checked above); BMC then runs for the others, for their
@@ -699,7 +701,8 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
             closing_deadline = time.monotonic() + (deadline - time.monotonic()) * CLOSING_SHARE
             closed = _closed_invariants(enc, conf, [p for p in props if p.id not in status], init_of,
                                         Budget(budget.rlimit, closing_deadline), hints, sample_cap, split_hints)
-            constrained = _constrain(un, enc, closed, [])
+            closed_props = closed.proven_properties() if closed is not None else []
+            constrained = _constrain(un, enc, closed, closed_props)
             closing_seconds = time.monotonic() - tb
         tb = time.monotonic()
         bmc(props)
@@ -734,6 +737,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
                        bmc_constrained_by=constrained, **budget.summary())
         if bmc_invariants:
             v.stats["bmc_invariant_seconds"] = round(closing_seconds, 2)
+            v.stats["bmc_closed_properties"] = [q.id for q in closed_props]
         cti = inv_use.get("ctis", {}).get(p.id)
         if cti is not None and v.status == HOLDS:
             from mtgcheck.model.observe import observe
@@ -815,9 +819,11 @@ def _closed_invariants(enc: Encoding, conf: CheckConfig, todo: Sequence[Property
                        hints: Collection[str], sample_cap: int,
                        split_hints: Collection[str] = ()) -> "_Closure | None":
     """The candidates found on the configuration (only the ``hints``, if given) closed into
-    an inductive set, the state properties of ``todo`` taking part as members: what
-    :func:`_constrain` may assume without the induction having run.  None if the
-    candidates could not all be checked initially true, or ``budget`` ran out first."""
+    an inductive set, the state properties of ``todo`` taking part as members (each true in
+    every initial state: :func:`check` asked that first), those that close proved with them
+    (:meth:`_Closure.proven_properties`): what :func:`_constrain` may assume without the
+    induction having run.  None if the candidates could not all be checked initially true,
+    or ``budget`` ran out first."""
     found = find_invariants(enc, conf, init_of, budget, cap=sample_cap)
     if not found.complete:
         return None
@@ -825,7 +831,9 @@ def _closed_invariants(enc: Encoding, conf: CheckConfig, todo: Sequence[Property
     closure = _Closure(enc, [c for c in found.live if not names or c.name in names], budget, todo,
                        split_first=split_hints)
     closure.close_all()
-    while not budget.cut and not closure.close(sorted(closure.live)):
+    # The properties too: their consecution was asked with the chunks (``close_all``), so
+    # closing them mostly reads the supports already found.
+    while not budget.cut and not closure.close(sorted(closure.live) + sorted(closure.path.hyp_live)):
         pass  # a member was dropped: close what is left
     return None if budget.cut else closure
 
@@ -1031,6 +1039,12 @@ class _Closure:
         """The candidates proven inductive (the proven set also names the properties closed
         with them, ``hyp:ID``, which are no candidates)."""
         return [self.cands[n] for n in sorted(self.proven) if n in self.cands]
+
+    def proven_properties(self) -> list[Property]:
+        """The state properties closed into the inductive set with the candidates: true in
+        every initial state (the caller's check) and after every step from the set, so in
+        every reachable state."""
+        return [self.props[n] for n in sorted(self.proven) if n in self.props]
 
     def drop_property(self, p: Property) -> None:
         """``p``'s own step case failed at k = 0: nothing may rest on it any more."""
