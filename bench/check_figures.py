@@ -3,7 +3,8 @@
 Prints, per configuration: the graph search's states and states per second; the Hypothesis
 checker's examples and steps per second; Z3's relation build time and the BMC depth it
 reaches in a time budget (default 60 s, all properties, every initial placement), plain and
-with its states constrained by the invariants Z3 closes first (``--manifest``: its hints); then,
+with its states constrained by the invariants Z3 closes first (``--manifest``: its hints) and by
+the state properties closed with them (how many: ``props``); then,
 for the graph and Hypothesis checkers, the median time of one property checked alone on
 the two small configurations.  With ``--proofs`` it prints, per configuration, what Z3 proves
 (BMC to depth 3, then k-induction, strengthened by the invariants found on the
@@ -33,18 +34,21 @@ from mtgcheck.properties.catalogue import PROPERTIES
 
 
 def bmc_depth_in(conf, budget: float, hints=None, every_placement: bool = True,  # type: ignore[no-untyped-def]
-                 split_hints=()) -> tuple[int, float, float]:
+                 split_hints=()) -> tuple[int, float, float, int]:
     """The depth BMC reaches for every property in ``budget`` seconds, the relation's build
-    time, and the closing's.  With ``hints`` (a tuple, possibly empty) BMC's states are
-    constrained by the invariants found and closed first (z3bmc's ``bmc_invariants``: the
-    hinted ones, or every candidate if none), the closing counted in the budget (at most
-    ``z3bmc.CLOSING_SHARE`` of it; past that, BMC runs plain).  ``every_placement=False``:
-    from the configuration's own position only (what the placements cost the solver)."""
+    time, the closing's, and how many state properties closed with the invariants.  With
+    ``hints`` (a tuple, possibly empty) BMC's states are constrained by the invariants found
+    and closed first (z3bmc's ``bmc_invariants``: the hinted ones, or every candidate if
+    none) and by the state properties closed with them, the closing counted in the budget
+    (at most ``z3bmc.CLOSING_SHARE`` of it; past that, BMC runs plain).
+    ``every_placement=False``: from the configuration's own position only (what the
+    placements cost the solver)."""
     vs = z3bmc.check(conf, PROPERTIES, depth=50, timeout=budget, induction=False,
                      bmc_invariants=hints is not None, hints=hints or (), symbolic_init=every_placement,
                      split_hints=split_hints)
     st = vs[0].stats
-    return min(v.depth or 0 for v in vs), st.get("build_seconds", 0.0), st.get("bmc_invariant_seconds", 0.0)
+    return (min(v.depth or 0 for v in vs), st.get("build_seconds", 0.0), st.get("bmc_invariant_seconds", 0.0),
+            len(st.get("bmc_closed_properties", ())))
 
 
 def print_proofs(confs, manifest: str | None) -> None:  # type: ignore[no-untyped-def]
@@ -114,20 +118,22 @@ def main() -> None:
     recorded = mf.load(args.manifest) if args.manifest else None
     hints = mf.invariant_hints(recorded) if recorded else {}
     split = mf.split_hints(recorded) if recorded else {}
+    n_state = sum(p.kind == "state" for p in PROPERTIES)
     print("BMC depth: plain; then with its states constrained by the invariants closed first "
-          f"({'the manifest' + chr(39) + 's hints' if hints else 'every candidate'}), their closing in the budget")
+          f"({'the manifest' + chr(39) + 's hints' if hints else 'every candidate'}) and by the state properties "
+          f"closed with them (props, of {n_state}), their closing in the budget")
     print(f"{'config':<11} {'graph states':>12} {'states/s':>9} {'hyp ex/s':>9} {'hyp steps/s':>11} "
-          f"{'z3 build s':>10} {'BMC depth':>9} {'+invariants':>11} {'closing s':>9}"
+          f"{'z3 build s':>10} {'BMC depth':>9} {'+invariants':>11} {'closing s':>9} {'props':>5}"
           + (f" {'from position':>13}" if args.from_position else ""))
     for conf in confs:
-        constrained, _, closing = bmc_depth_in(conf, args.bmc_budget, hints.get(conf.name, ()),
-                                               split_hints=split.get(conf.name, ()))
+        constrained, _, closing, closed_props = bmc_depth_in(conf, args.bmc_budget, hints.get(conf.name, ()),
+                                                             split_hints=split.get(conf.name, ()))
         at_position = f" {bmc_depth_in(conf, args.bmc_budget, every_placement=False)[0]:>13}" \
             if args.from_position else ""
         if args.z3_only:
-            depth, build, _ = bmc_depth_in(conf, args.bmc_budget)
+            depth, build, *_ = bmc_depth_in(conf, args.bmc_budget)
             print(f"{conf.name:<11} {'-':>12} {'-':>9} {'-':>9} {'-':>11} {build:>10.1f} {depth:>9} {constrained:>11} "
-                  f"{closing:>9.1f}{at_position}", flush=True)
+                  f"{closing:>9.1f} {closed_props:>5}{at_position}", flush=True)
             continue
         t0 = time.monotonic()
         _, ex = graph.check(conf, PROPERTIES)
@@ -135,10 +141,10 @@ def main() -> None:
         t0 = time.monotonic()
         hv = hypo.check(conf, PROPERTIES, seed=args.seed)
         h_secs = time.monotonic() - t0
-        depth, build, _ = bmc_depth_in(conf, args.bmc_budget)
+        depth, build, *_ = bmc_depth_in(conf, args.bmc_budget)
         print(f"{conf.name:<11} {len(ex.states):>12} {len(ex.states) / g_secs:>9.0f} "
               f"{hv[0].stats['examples'] / h_secs:>9.1f} {hv[0].stats['steps'] / h_secs:>11.0f} "
-              f"{build:>10.1f} {depth:>9} {constrained:>11} {closing:>9.1f}{at_position}", flush=True)
+              f"{build:>10.1f} {depth:>9} {constrained:>11} {closing:>9.1f} {closed_props:>5}{at_position}", flush=True)
     if not args.z3_only:
         small = [c for c in BUILTIN if c.name in ("flashback", "costs")]
         print(f"\nper property, checked alone (median over the {', '.join(c.name for c in small)} configurations, "
