@@ -68,8 +68,9 @@ def test_sizes_and_symbolic_variables_follow_the_layout() -> None:
 
 
 def test_reachable_states_are_within_the_declared_ranges() -> None:
-    """The well-formedness bounds (Z3's strengthening invariant) come from the layout's
-    ranges; on concrete states they evaluate to a bool, and every reachable state meets them."""
+    """The well-formedness bounds come from the layout's ranges (the invariant miner's
+    ``range`` template reads the same ones); on concrete states they evaluate to a bool, and
+    every state of a random game meets them."""
     for conf in BUILTIN:
         cfg, s0 = build(conf.position)
         rng = random.Random(3)

@@ -100,8 +100,10 @@ BMC_OPTIONS = {"smt.arith.solver": 2}
 
 
 def well_formed(cfg: Config, s: State) -> Any:
-    """Domains of the state vector's fields, read from the layout (model/state.py, LAYOUT):
-    the strengthening invariant of every proof.  Works on concrete states too."""
+    """Domains of the state vector's fields, read from the layout (model/state.py, LAYOUT).
+    Works on concrete states too: ``tests/test_state_layout.py`` checks the states of
+    random games against it.  The proofs do not assume it: the same bounds are mined as
+    ``range`` candidates (:mod:`.invariants`) and kept only once closed like any other."""
     c = []
     for d in LAYOUT:
         if d.index == BY_PLANE and not cfg.planechase or d.name == "planar_ctrl" and not cfg.planechase:
