@@ -1458,11 +1458,11 @@ def _prove_each(path: _Path, todo: Sequence[Property], budget: Budget, proved: d
                 if not ok:
                     continue  # a member it rests on is not inductive: dropped, try again without it
                 # every property closed with it is proved too (the whole set is inductive)
-                for name in sorted(closure.proven & set(closure.props) - {own}):
-                    q = closure.props[name]
+                for q in closure.proven_properties():
+                    name = f"hyp:{q.id}"
                     # (closed by :meth:`_Closure.close_all`, it has no core of its own yet:
                     # its own attempt, later in ``todo``, gives one)
-                    if q.id not in proved and name in closure.prop_core:
+                    if name != own and q.id not in proved and name in closure.prop_core:
                         proved[q.id] = Proof(0, closure.prop_core[name])
                         done.append(q)
                         path.assume(q)
