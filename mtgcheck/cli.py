@@ -614,5 +614,41 @@ def validate(engine_spec: str, budget: int, seed: int, json_out: str | None, sto
     return _after_writes(failed_writes, 1 if rep.found else 0 if rep.traces else 3)
 
 
+@main.command()
+@click.argument("file", required=False, metavar="[FILE]")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port on 127.0.0.1 (0: a free port the system picks).")
+@click.option("--no-browser", is_flag=True, help="Serve without opening a browser (print the URL only).")
+@_guard
+def explore(file: str | None, port: int, no_browser: bool) -> int:
+    """Explore a position in a local web page: step the rules, see refusals and properties.
+
+    FILE is a scenario, a configuration file, a stored counterexample or a built-in
+    configuration name (default: the first built-in).  The page is served on 127.0.0.1 only;
+    the URL printed holds the session's token, without which it answers nothing.
+    """
+    from mtgcheck.errors import UsageError
+    from mtgcheck.explore.server import ExploreServer
+    from mtgcheck.explore.session import Explorer, open_source
+
+    explorer = Explorer(open_source(file))
+    try:
+        server = ExploreServer(explorer, port)
+    except OSError as exc:
+        raise UsageError(f"--port: cannot listen on 127.0.0.1:{port} ({exc.strerror})") from None
+    click.echo(f"mtgcheck explore: {explorer.opened.source} at {server.url}  (Ctrl-C stops)", err=True)
+    if not no_browser:
+        import webbrowser
+
+        webbrowser.open(server.url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
