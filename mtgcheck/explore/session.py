@@ -68,13 +68,22 @@ def open_source(arg: str | None) -> Opened:
         return _counterexample(arg)
     if fmt == configs.CONFIG_FORMAT:
         c = configs.load_config(arg)
-        return Opened(arg, c.name, (), c.position)
+        return Opened(_shown(arg), c.name, (), c.position)
     from mtgcheck.scenario_run import load
 
     sc = load(arg)
     xs = [a.args.get("x", 0) for a in sc.actions if a.verb == "cast"]
-    return Opened(arg, sc.name, tuple(sc.rules), sc.setup, variant=sc.variant, max_x=max([3, *xs]),
+    return Opened(_shown(arg), sc.name, tuple(sc.rules), sc.setup, variant=sc.variant, max_x=max([3, *xs]),
                   trace=[_spec_doc(a) for a in sc.actions], at=len(sc.actions))
+
+
+def _shown(path: str) -> str:
+    """A file as the page names it: relative to the working folder when it is below it."""
+    p = Path(path).resolve()
+    try:
+        return str(p.relative_to(Path.cwd()))
+    except ValueError:
+        return str(p)
 
 
 def _spec_doc(spec: ActionSpec) -> dict[str, Any]:
@@ -91,7 +100,7 @@ def _counterexample(path: str) -> Opened:
     _, _, broke, _ = walk(cx)
     xs = [a.args.get("x", 0) for a in sc.actions if a.verb == "cast"]
     trace = [_spec_doc(a) for a in sc.actions]
-    return Opened(path, sc.name, tuple(sc.rules), sc.setup,
+    return Opened(_shown(path), sc.name, tuple(sc.rules), sc.setup,
                   variant=rules.variant if rules else sc.variant,
                   disabled=rules.disabled if rules else frozenset(), max_x=max([3, *xs]), trace=trace,
                   at=len(trace) if broke is None else broke, violates=cx.violates, target=cx.target)
