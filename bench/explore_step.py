@@ -60,18 +60,13 @@ def main() -> None:
     print(f"seed {args.seed}, {args.games} games of up to {args.steps} steps per built-in")
     rows = []
     for c in BUILTIN:
-        srv = ExploreServer(Explorer(open_source(c.name)))
-        srv.start_thread()
-        try:
+        with ExploreServer(Explorer(open_source(c.name))).running() as srv:
             row: list[object] = [c.name]
             for illegal in (False, True):
                 rng = random.Random(args.seed)
                 ts = [t for _ in range(args.games) for t in game(srv, args.steps, rng, illegal)]
                 row += [statistics.median(ts) * 1000, max(ts) * 1000]
             row.append(len(ts))
-        finally:
-            srv.shutdown()
-            srv.server_close()
         print(f"{c.name:12} median {row[1]:.1f} ms (max {row[2]:.1f}); with illegal actions median {row[3]:.1f} ms "
               f"(max {row[4]:.1f}); {row[5]} requests")
         rows.append(row)

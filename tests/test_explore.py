@@ -22,13 +22,8 @@ PLOT_WAITS = str(ROOT / "tests" / "scenarios" / "plot-waits-a-turn.json")
 
 @pytest.fixture
 def server() -> Iterator[ExploreServer]:
-    srv = ExploreServer(Explorer(open_source(PLOT_WAITS)), 0)
-    srv.start_thread()
-    try:
+    with ExploreServer(Explorer(open_source(PLOT_WAITS))).running() as srv:
         yield srv
-    finally:
-        srv.shutdown()
-        srv.server_close()
 
 
 def request(srv: ExploreServer, method: str, path: str, body: Any = None, *, host: str | None = None,

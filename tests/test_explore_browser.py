@@ -9,7 +9,6 @@ Set ``MTGCHECK_EXPLORE_SHOTS=DIR`` to keep screenshots of the page (the README's
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import subprocess
@@ -54,15 +53,8 @@ def browser() -> Iterator[Any]:
         driver.quit()
 
 
-@contextlib.contextmanager
-def serving(source: str) -> Iterator[ExploreServer]:
-    srv = ExploreServer(Explorer(open_source(source)), 0)
-    srv.start_thread()
-    try:
-        yield srv
-    finally:
-        srv.shutdown()
-        srv.server_close()
+def serving(source: str) -> Any:
+    return ExploreServer(Explorer(open_source(source))).running()
 
 
 @pytest.fixture

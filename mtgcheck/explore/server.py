@@ -16,6 +16,7 @@ dependency and nothing a user sees.  Why these checks, on a machine shared with 
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import secrets
@@ -24,7 +25,7 @@ import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 from urllib.parse import urlsplit
 
 from mtgcheck.explore.session import BadRequest, Explorer, save
@@ -53,11 +54,15 @@ class ExploreServer(ThreadingHTTPServer):
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/?token={self.token}"
 
-    def start_thread(self) -> threading.Thread:
-        """Serve in a background thread (tests and benches); stop with ``shutdown()``."""
-        t = threading.Thread(target=self.serve_forever, daemon=True)
-        t.start()
-        return t
+    @contextlib.contextmanager
+    def running(self) -> Iterator["ExploreServer"]:
+        """Serve in a background thread while the block runs (tests and benches), then close."""
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+        try:
+            yield self
+        finally:
+            self.shutdown()
+            self.server_close()
 
 
 class Handler(BaseHTTPRequestHandler):
