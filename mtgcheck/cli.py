@@ -619,8 +619,10 @@ def validate(engine_spec: str, budget: int, seed: int, json_out: str | None, sto
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="Port on 127.0.0.1 (0: a free port the system picks).")
 @click.option("--no-browser", is_flag=True, help="Serve without opening a browser (print the URL only).")
+@click.option("--engine", "engine_spec", default=None, metavar="SPEC",
+              help="Also play the trace on this engine (as validate's --engine) and mark the first divergence.")
 @_guard
-def explore(file: str | None, port: int, no_browser: bool) -> int:
+def explore(file: str | None, port: int, no_browser: bool, engine_spec: str | None) -> int:
     """Explore a position in a local web page: step the rules, see refusals and properties.
 
     FILE is a scenario, a configuration file, a stored counterexample or a built-in
@@ -631,10 +633,11 @@ def explore(file: str | None, port: int, no_browser: bool) -> int:
     from mtgcheck.explore.server import ExploreServer
     from mtgcheck.explore.session import Explorer, open_source
 
-    explorer = Explorer(open_source(file))
+    explorer = Explorer(open_source(file), engine_spec)
     try:
         server = ExploreServer(explorer, port)
     except OSError as exc:
+        explorer.close()
         raise UsageError(f"--port: cannot listen on 127.0.0.1:{port} ({exc.strerror})") from None
     click.echo(f"mtgcheck explore: {explorer.opened.source} at {server.url}  (Ctrl-C stops)", err=True)
     if not no_browser:
@@ -647,6 +650,7 @@ def explore(file: str | None, port: int, no_browser: bool) -> int:
         pass
     finally:
         server.server_close()
+        explorer.close()
     return 0
 
 

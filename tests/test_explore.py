@@ -165,3 +165,41 @@ def test_save_writes_only_where_asked_and_never_over_a_file_unasked(server: Expl
     status, _ = request(server, "POST", "/api/save", {**body, "path": str(out), "overwrite": True})
     assert status == 200 and out.read_text() == first
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.json"]  # no temporary file left
+
+
+# --- an engine beside the model (--engine SPEC) -------------------------------------------------
+
+def test_an_engine_beside_the_model_marks_the_first_divergence() -> None:
+    broken = f"cmd:{sys.executable} {ROOT / 'tests' / 'engines' / 'example_engine.py'} --broken"
+    e = Explorer(open_source(PLOT_WAITS), broken)
+    try:
+        assert e.view([])["engine"]["divergence"] is None  # at the start it agrees
+        d = e.view(e.opened.trace, at=1)["engine"]["divergence"]
+        assert (d["step"], d["kind"], d["rule"]) == (0, "extra-action", "702.170d")  # lists the plotted cast
+    finally:
+        e.close()
+
+
+def test_the_engine_is_compared_with_the_reference_rules() -> None:
+    cx = ROOT / "counterexamples" / "variant-116.2k" / "plot-only-main-phase-empty-stack-068555f9.json"
+    for spec, diverges in (("model", False), ("model:variant-116.2k", True)):
+        e = Explorer(open_source(str(cx)), spec)
+        try:
+            d = e.view(e.opened.trace)["engine"]["divergence"]
+        finally:
+            e.close()
+        assert (d is not None) == diverges, spec
+        if d is not None:  # in combat, after the two passes, the variant's engine lists the plot CR 702.170a refuses
+            assert (d["step"], d["kind"], d["rule"]) == (1, "extra-action", "702.170a")
+
+
+def test_a_port_in_use_is_a_one_line_usage_error() -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = subprocess.run([sys.executable, "-m", "mtgcheck.cli", "explore", "plot", "--no-browser", "--port", str(port)],
+                           capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and f"--port: cannot listen on 127.0.0.1:{port}" in r.stderr

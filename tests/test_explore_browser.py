@@ -53,8 +53,8 @@ def browser() -> Iterator[Any]:
         driver.quit()
 
 
-def serving(source: str) -> Any:
-    return ExploreServer(Explorer(open_source(source))).running()
+def serving(source: str, engine: str | None = None) -> Any:
+    return ExploreServer(Explorer(open_source(source), engine)).running()
 
 
 @pytest.fixture
@@ -158,3 +158,13 @@ def test_a_counterexample_opens_at_its_violation_highlighted(browser: Any) -> No
         assert "violated" in row.get_attribute("class").split()
         assert "variant-116.2k" in browser.find_element(By.ID, "source").text
         _shot(browser, "counterexample")
+
+
+def test_an_engine_beside_the_model_shows_its_first_divergence(browser: Any) -> None:
+    broken = f"cmd:{sys.executable} {ROOT / 'tests' / 'engines' / 'example_engine.py'} --broken"
+    with serving(str(SCENARIO), broken) as srv:
+        browser.get(srv.url)
+        note = _waiter(browser).until(lambda d: d.find_element(By.ID, "engine").text)
+        assert "example-broken" in note and "first divergence after step 1" in note and "CR 702.170d" in note
+        marked = browser.find_elements(By.CSS_SELECTOR, "#trace li.diverged")
+        assert [li.text.splitlines()[0] for li in marked] == ["player 0 plot show"]

@@ -56,13 +56,15 @@ class ExploreServer(ThreadingHTTPServer):
 
     @contextlib.contextmanager
     def running(self) -> Iterator["ExploreServer"]:
-        """Serve in a background thread while the block runs (tests and benches), then close."""
+        """Serve in a background thread while the block runs (tests and benches), then close
+        the server and the explorer's engine, if any."""
         threading.Thread(target=self.serve_forever, daemon=True).start()
         try:
             yield self
         finally:
             self.shutdown()
             self.server_close()
+            self.explorer.close()
 
 
 class Handler(BaseHTTPRequestHandler):

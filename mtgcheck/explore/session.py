@@ -121,16 +121,62 @@ class Step:
     why: str | None
 
 
+class EngineBeside:
+    """An engine played beside the model (``--engine SPEC``): the first divergence of a trace.
+
+    The trace is replayed on the engine from the setup at each request, with validate's own
+    driver (:class:`mtgcheck.validate.Driver`), which compares legality, the listed actions and
+    the position after every step and stops at the first divergence: every step before it, the
+    engine answered as the rules do.  One engine process, so one request at a time."""
+
+    def __init__(self, spec: str, setup: dict[str, Any]) -> None:
+        import threading
+
+        from mtgcheck.validate import Driver
+
+        self.driver = Driver(spec)
+        self.setup = setup
+        self.lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return f"{self.driver.info.name} {self.driver.info.version}"
+
+    def compare(self, docs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        from mtgcheck.divergence import wire
+        from mtgcheck.engines.base import EngineRefused
+        from mtgcheck.validate import scripted
+
+        acts = [wire(d) for d in docs]
+        with self.lock:
+            try:
+                tr = self.driver.play(self.setup, scripted(acts, self.setup), source="(explore)", steps=len(acts) + 1)
+            except EngineRefused as exc:
+                return {"engine": self.name, "declined": str(exc), "divergence": None}
+        d = tr.divergence
+        return {"engine": self.name, "declined": None, "divergence": None if d is None else {
+            "step": d.step, "kind": d.kind, "field": d.field, "rule": d.rule, "why": d.why}}
+
+    def close(self) -> None:
+        self.driver.close()
+
+
 class Explorer:
     """The opened position, its configuration, and the views of any trace from it."""
 
-    def __init__(self, opened: Opened) -> None:
+    def __init__(self, opened: Opened, engine: str | None = None) -> None:
         self.opened = opened
+        self.engine = None if engine is None else EngineBeside(engine, setup_of(opened.position))
         self.cfg, self.s0 = build(opened.position, max_x=opened.max_x, variant=opened.variant,
                                   disabled=opened.disabled)
         catalogue(self.cfg)
         self._stub = Scenario(path="(page)", name=opened.name, rules=opened.rules, description=None,
                               variant=opened.variant, setup=opened.position, actions=(), expect=None, raw={})
+
+    def close(self) -> None:
+        """End the engine beside the model, if any."""
+        if self.engine is not None:
+            self.engine.close()
 
     @cached_property
     def every_action(self) -> tuple[Action, ...]:
@@ -187,6 +233,8 @@ class Explorer:
         }
         if illegal:
             out["illegal"] = self.illegal(s, legal)
+        if self.engine is not None:
+            out["engine"] = self.engine.compare([st.doc for st in steps[:at]])
         return out
 
     def illegal(self, s: State, legal: Any) -> list[dict[str, Any]]:
