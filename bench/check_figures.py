@@ -128,12 +128,13 @@ def main() -> None:
     hints = mf.invariant_hints(recorded) if recorded else {}
     split = mf.split_hints(recorded) if recorded else {}
     n_state = sum(p.kind == "state" for p in PROPERTIES)
-    print("BMC depth: plain; then with its states constrained by the invariants closed first "
-          f"({'the manifest' + chr(39) + 's hints' if hints else 'every candidate'}) and by the state properties "
-          f"closed with them (props, of {n_state}), their closing in the budget")
-    print(f"{'config':<11} {'graph states':>12} {'states/s':>9} {'hyp ex/s':>9} {'hyp steps/s':>11} "
-          f"{'z3 build s':>10} {'BMC depth':>9} {'+invariants':>11} {'closing s':>9} {'props':>5}"
-          + (f" {'from position':>13}" if args.from_position else ""))
+    if not args.no_table:
+        print("BMC depth: plain; then with its states constrained by the invariants closed first "
+              f"({'the manifest' + chr(39) + 's hints' if hints else 'every candidate'}) and by the state properties "
+              f"closed with them (props, of {n_state}), their closing in the budget")
+        print(f"{'config':<11} {'graph states':>12} {'states/s':>9} {'hyp ex/s':>9} {'hyp steps/s':>11} "
+              f"{'z3 build s':>10} {'BMC depth':>9} {'+invariants':>11} {'closing s':>9} {'props':>5}"
+              + (f" {'from position':>13}" if args.from_position else ""))
     for conf in [] if args.no_table else confs:
         constrained, _, closing, closed_props = bmc_depth_in(conf, args.bmc_budget, hints.get(conf.name, ()),
                                                              split_hints=split.get(conf.name, ()))
