@@ -313,3 +313,86 @@ def test_bad_manifest_is_one_line_before_the_run(tmp_path: Path, monkeypatch: py
     assert r.exit_code == 2, r.stderr
     lines = r.stderr.strip().splitlines()
     assert lines[-1].startswith("mtgcheck: error: ") and expected in lines[-1] and "Traceback" not in r.stderr
+
+
+# --- 8. every walk over a read document fits the reader's depth ----------------------------
+
+
+def _nested(depth: int) -> Any:
+    """A value whose innermost list is ``depth`` levels below it (0: one empty list)."""
+    value: Any = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _place(doc: Any, path: tuple[str | int, ...]) -> Any:
+    """``doc`` with a value nested down to the reader's limit at ``path``: the innermost
+    list sits at depth MAX_DEPTH - 1, the deepest the strict reader accepts."""
+    doc = json.loads(json.dumps(doc))
+    holder = doc
+    for part in path[:-1]:
+        holder = holder[part]
+    holder[path[-1]] = _nested(jsonread.MAX_DEPTH - 1 - len(path))
+    return doc
+
+
+def _at_the_limit(tmp_path: Path, doc: Any, name: str) -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    jsonread.read(path)  # accepted by the reader: every later walk must cope
+    return path
+
+
+def _counterexample(path: tuple[str | int, ...]) -> Any:
+    from mtgcheck.store import content_hash
+
+    source = sorted((ROOT / "counterexamples" / "phase-0.103.0").glob("*.json"))[0]
+    doc = _place(json.loads(source.read_text(encoding="utf-8")), path)
+    doc["hash"] = content_hash(doc)
+    return doc
+
+
+@pytest.mark.parametrize("path", [("divergence", "rules_say"), ("divergence", "engine_says"),
+                                  ("scenario", "setup", "cards", 0, "zone"), ("scenario", "actions", 0, "expect"),
+                                  ("scenario", "actions", 0, "args"), ("scenario", "expect"), ("extra",)],
+                         ids=lambda p: ".".join(map(str, p)))
+@pytest.mark.parametrize("command", ["replay", "show"])
+def test_deep_counterexample_is_read_without_a_traceback(tmp_path: Path, command: str,
+                                                         path: tuple[str | int, ...]) -> None:
+    file = _at_the_limit(tmp_path, _counterexample(path), "deep.json")
+    r = _cli(command, str(file))
+    assert "Traceback" not in r.stderr and "RecursionError" not in r.stderr
+    assert r.exit_code in (0, 1, 2), r.exit_code
+
+
+@pytest.mark.parametrize("path", [("expect",), ("expect", "zones"), ("setup", "cards", 0, "id"),
+                                  ("actions", 0, "cards"), ("actions", 1, "expect"), ("extra",)],
+                         ids=lambda p: ".".join(map(str, p)))
+def test_deep_scenario_is_refused_in_one_line(tmp_path: Path, path: tuple[str | int, ...]) -> None:
+    source = ROOT / "tests" / "scenarios" / "card-faithless-looting-draw-two-discard-two.json"
+    file = _at_the_limit(tmp_path, _place(json.loads(source.read_text(encoding="utf-8")), path), "deep.json")
+    r = _cli("scenario", str(file))
+    assert r.exit_code == 2 and "Traceback" not in r.stderr
+    assert r.stderr.startswith("mtgcheck: error: ") and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+@pytest.mark.parametrize("path", [("setup", "cards"), ("setup", "mana"), ("depth",), ("extra",)],
+                         ids=lambda p: ".".join(map(str, p)))
+def test_deep_config_is_refused_in_one_line(tmp_path: Path, path: tuple[str | int, ...]) -> None:
+    from mtgcheck.configs import load_config
+
+    doc = _place(json.loads((ROOT / "examples" / "three-player-planechase.json").read_text(encoding="utf-8")), path)
+    file = _at_the_limit(tmp_path, doc, "deep.json")
+    with pytest.raises(FormatError) as info:
+        load_config(file)
+    assert "\n" not in str(info.value)
+
+
+def test_normalized_copies_a_value_nested_past_the_recursion_limit() -> None:
+    from mtgcheck.formats import normalized
+
+    deep = _nested(600)  # past the reader's limit; a recursive copy takes 2 frames a level
+    copy = normalized([2.0, {"a": 1.5, "b": deep}])
+    assert copy == [2, {"a": 1.5, "b": deep}] and type(copy[0]) is int
+
