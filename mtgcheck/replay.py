@@ -127,7 +127,8 @@ def from_doc(doc: object, path: str) -> Counterexample:
                           shown_value(raw.get("hash")))
     sc = parse_scenario(raw.get("scenario"), source=p, known_cards=pool.card_names(),
                         known_planes=pool.plane_names(), known_variants=tuple(VARIANTS), prefix="scenario")
-    return Counterexample(p, doc["violates"], doc["found_by"], target, seed, sc, raw)
+    # An engine's name from a file is shown escaped, as the engine's own hello is (engines/pipe.py).
+    return Counterexample(p, doc["violates"], doc["found_by"], display(target), seed, sc, raw)
 
 
 _DIVERGENCE_KEYS = {"kind": str, "step": int, "field": str, "rule": str, "why": str}

@@ -396,3 +396,54 @@ def test_normalized_copies_a_value_nested_past_the_recursion_limit() -> None:
     copy = normalized([2.0, {"a": 1.5, "b": deep}])
     assert copy == [2, {"a": 1.5, "b": deep}] and type(copy[0]) is int
 
+
+
+# --- 9. an engine's name and version are shown escaped -------------------------------------
+
+#: Characters an engine may put in its hello that must never reach a terminal raw: the
+#: right-to-left override, NUL, an escape sequence, a newline, a zero-width joiner.
+_UNSHOWABLE = ("\u202e", "\0", "\x1b", "\n", "\u200d", "\u2066")
+
+
+def test_engine_name_and_version_are_shown_escaped(tmp_path: Path) -> None:
+    import shlex
+    import sys
+
+    faulty = ROOT / "tests" / "engines" / "faulty_engine.py"
+    name, version = "evil\u202eexe\0\x1b[31m", "1\u2066\n2"
+    command = shlex.join([sys.executable, str(faulty), "--fault", "lie", "--after", "2",
+                          "--name", json.dumps(name), "--version", json.dumps(version)])
+    out = tmp_path / "report.json"
+    r = CliRunner().invoke(main, ["validate", "--engine", f"cmd:{command}", "--budget", "3", "--seed", "1",
+                                  "--no-default-scenarios", "--store", str(tmp_path / "cx"), "--json", str(out)],
+                           catch_exceptions=False)
+    assert r.exit_code == 1, r.output
+    printed = r.stdout + r.stderr
+    assert "evil\\u202eexe\\x00\\x1b[31m" in printed and "1\\u2066\\n2" in printed
+    assert not any(ch in printed.replace("\n", "") for ch in _UNSHOWABLE)
+    report = out.read_text(encoding="utf-8")
+    assert not any(ch in json.loads(report)["engine"] + json.loads(report)["version"] for ch in _UNSHOWABLE)
+    (folder,) = (tmp_path / "cx").iterdir()
+    assert folder.name.startswith("evil-u202eexe-x00-x1b-31m-1-u2066-n2"), folder.name
+    assert not any(ch in folder.name for ch in _UNSHOWABLE)
+    for stored_file in folder.iterdir():
+        target = json.loads(stored_file.read_text(encoding="utf-8"))["target"]
+        assert not any(ch in target for ch in _UNSHOWABLE)
+        shown = _cli("replay", str(stored_file)).stdout + _cli("show", str(stored_file)).stdout
+        assert not any(ch in shown.replace("\n", "") for ch in _UNSHOWABLE)
+
+
+def test_a_stored_target_with_unshowable_characters_is_shown_escaped(tmp_path: Path) -> None:
+    """A counterexample written by hand (or by an older mtgcheck) with a raw U+202E in its target."""
+    from mtgcheck.store import content_hash
+
+    source = sorted((ROOT / "counterexamples" / "phase-0.103.0").glob("*.json"))[0]
+    doc = json.loads(source.read_text(encoding="utf-8"))
+    doc["target"] = "phase\u202e-0.103.0\0"
+    doc["hash"] = content_hash(doc)
+    file = tmp_path / "cx.json"
+    file.write_text(json.dumps(doc), encoding="utf-8")
+    for command in ("replay", "show"):
+        r = _cli(command, str(file))
+        assert "phase\\u202e-0.103.0\\x00" in r.stdout, r.stdout
+        assert not any(ch in (r.stdout + r.stderr).replace("\n", "") for ch in _UNSHOWABLE)
