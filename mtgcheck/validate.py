@@ -808,7 +808,10 @@ def _generated(driver: Driver, setups: list[dict[str, Any]], budget: int, seed: 
     from hypothesis import HealthCheck, Phase, given, settings, strategies as st
     from hypothesis import seed as hseed
 
+    from mtgcheck.cache import keep_hypothesis_in_cache
     from mtgcheck.checkers.hypo import unmoored_integers
+
+    keep_hypothesis_in_cache()
 
     @hseed(seed)
     @settings(max_examples=budget, database=None, deadline=None, phases=[Phase.generate],

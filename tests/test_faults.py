@@ -447,3 +447,42 @@ def test_a_stored_target_with_unshowable_characters_is_shown_escaped(tmp_path: P
         r = _cli(command, str(file))
         assert "phase\\u202e-0.103.0\\x00" in r.stdout, r.stdout
         assert not any(ch in (r.stdout + r.stderr).replace("\n", "") for ch in _UNSHOWABLE)
+
+
+# --- 10. nothing written outside the folders a command names -------------------------------
+
+_OUT = "{out}"
+
+
+@pytest.mark.parametrize("argv", [
+    ["check", "--checker", "hypothesis", "--checker", "graph", "--checker", "z3", "--config", "plot",
+     "--property", "plot-only-main-phase-empty-stack", "--examples", "50", "--seed", "1", "-j", "1", "--depth", "1",
+     "--graph-backend", "python", "--store", f"{_OUT}/cx", "--json", f"{_OUT}/r.json", "--junit", f"{_OUT}/r.xml"],
+    ["validate", "--engine", "model", "--budget", "3", "--seed", "0",
+     "--store", f"{_OUT}/cx", "--json", f"{_OUT}/r.json"],
+    ["mutants", "--mutant", "plot-with-stack", "--checker", "hypothesis", "--checker", "graph", "--timeout", "60",
+     "-j", "1", "--json", f"{_OUT}/r.json"],
+    ["scenario", str(ROOT / "tests" / "scenarios" / "card-faithless-looting-draw-two-discard-two.json"),
+     "--json", f"{_OUT}/r.json"],
+    ["replay", str(STORED[0])],
+    ["show", str(STORED[0])],
+    ["diff", "reference", "mutant-plot-with-stack", "--config", "plot", "--checker", "graph",
+     "--out", f"{_OUT}/d.json"],
+], ids=lambda argv: argv[0])
+def test_a_command_writes_nothing_in_the_working_directory(tmp_path: Path, argv: list[str]) -> None:
+    """Run from an empty folder, each command leaves it empty: its files go where its
+    options say, Hypothesis's and the compiler's to the cache."""
+    import subprocess
+    import sys
+
+    cwd, out, cache = tmp_path / "cwd", tmp_path / "out", tmp_path / "cache"
+    for folder in (cwd, out):
+        folder.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_STORAGE_DIRECTORY"}
+    env["MTGCHECK_CACHE"] = str(cache)
+    args = [a.replace(_OUT, str(out)) for a in argv]
+    proc = subprocess.run([sys.executable, "-m", "mtgcheck.cli", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode in (0, 1, 3), proc.stderr
+    assert sorted(p.name for p in cwd.rglob("*")) == []
