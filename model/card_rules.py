@@ -17,7 +17,7 @@ that add a throwaway card.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 if TYPE_CHECKING:
@@ -138,7 +138,19 @@ def register_face(name: str, rules: FaceRules) -> None:
 
 def register_card(name: str, rules: CardRules) -> None:
     _unique(_REGISTRY.cards, name, "card")
+    if rules.choices is not None:
+        rules = replace(rules, choices=_named(name, rules.choices))
     _REGISTRY.cards[name] = rules
+
+
+def _named(name: str, choices: Callable[["Config", int], Iterable["Transition"]]
+           ) -> Callable[["Config", int], Iterable["Transition"]]:
+    """The card's ``choose`` transitions, each marked as this card's own effect
+    (``Transition.card``), so that a refusal or a divergence names the card."""
+    def marked(cfg: "Config", m: int) -> Iterator["Transition"]:
+        for t in choices(cfg, m):
+            yield t if t.card else replace(t, card=name)
+    return marked
 
 
 def register_plane(name: str, rules: PlaneRules) -> None:

@@ -74,6 +74,9 @@ class Transition:
     cr: str
     conds: tuple[Cond, ...]
     effect: Callable[..., State]  # called with a state only (see Cond.test)
+    #: The card whose own effect this rule is (Make Your Own Luck's choice), "" for a rule
+    #: of the game: reports name the card beside the CR number (:func:`cited`).
+    card: str = ""
 
     def enabled(self, s: State) -> bool:
         return all(c.test(s) for c in self.conds)
@@ -92,6 +95,19 @@ class Refusal:
     cr: str
     why: str
     cond: str = ""
+    #: The card whose own effect refuses it ("" for a rule of the game): see :func:`cited`.
+    card: str = ""
+
+    def text(self) -> str:
+        """The refusal in words: ``Make Your Own Luck, CR 702.170c: only a nonland card ...``."""
+        return f"{cited(self.cr, self.card)}: {self.why}"
+
+
+def cited(cr: str, card: str = "") -> str:
+    """A rule as reports cite it: ``CR 117.3d``, or ``Make Your Own Luck, CR 702.170c`` when
+    the rule is that card's own effect (the CR number alone would not say which card)."""
+    rule = f"CR {cr}" if cr else "CR -"
+    return f"{card}, {rule}" if card else rule
 
 
 class IllegalAction(MtgcheckError):

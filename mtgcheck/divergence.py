@@ -47,6 +47,9 @@ class Divergence:
     #: The other fields that differ at the same point, each {field, rule, rules_say, engine_says},
     #: in the order of :data:`mtgcheck.validate.FIELD_ORDER` (the first differing field is this divergence's own).
     also: tuple[dict[str, Any], ...] = ()
+    #: The card whose own effect the rule is ("" for a rule of the game): the report names it
+    #: beside the CR number (``Make Your Own Luck, CR 702.170c``).
+    card: str = ""
 
     def key(self) -> tuple[str, str, str]:
         """Two divergences with the same key are the same bug for reporting and storing."""
@@ -57,6 +60,8 @@ class Divergence:
                "rules_say": self.rules_say, "engine_says": self.engine_says, "why": self.why}
         if self.also:
             out["also"] = [dict(d) for d in self.also]
+        if self.card:
+            out["card"] = self.card
         return out
 
 

@@ -20,6 +20,7 @@ from mtgcheck.model import cards as pool
 from mtgcheck.model.actions import enabled_transition
 from mtgcheck.model.config import VARIANTS
 from mtgcheck.model.setup import Position, build
+from mtgcheck.model.vocabulary import cited
 from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
 from mtgcheck.rulesets import REFERENCE, RuleSet
 from mtgcheck.errors import display
@@ -158,7 +159,9 @@ def _check_divergence(shown: str, doc: dict[str, Any]) -> None:
                                          or not isinstance(x.get("rule"), str) for x in also):
         raise FormatError(shown, "divergence.also", "a list of objects (field, rule, rules_say, engine_says)",
                           shown_value(also))
-    unknown = set(d) - set(_DIVERGENCE_KEYS) - {"rules_say", "engine_says", "also"}
+    if "card" in d and (not isinstance(d["card"], str) or not d["card"]):
+        raise FormatError(shown, "divergence.card", "a card name (a non-empty string)", shown_value(d["card"]))
+    unknown = set(d) - set(_DIVERGENCE_KEYS) - {"rules_say", "engine_says", "also", "card"}
     if unknown:
         raise FormatError(shown, field_path("divergence", [min(unknown)]), "no such key in a divergence",
                           Said("an unknown key"))
@@ -232,7 +235,8 @@ def replay_divergence(cx: Counterexample, driver: Any = None,
 
     d = cx.doc["divergence"]
     rules = run_scenario(cx.scenario)
-    line = (f"divergence on {cx.target} ({d['kind']}, {d['field']}, CR {d['rule'] or '-'}): reference "
+    line = (f"divergence on {cx.target} ({d['kind']}, {d['field']}, {cited(d['rule'], display(d.get('card', '')))}): "
+            "reference "
             + ("agrees with the recorded verdicts" if rules.passed else "DISAGREES with the recorded verdicts"))
     if driver is None:
         return rules.passed, line

@@ -49,7 +49,8 @@ class ScenarioReport:
             "file": self.path, "name": self.name, "rules": list(self.rules), "passed": self.passed,
             "actions": [{"index": v.index, "action": v.text, "legal": v.legal, "expected": v.expected,
                          **({"expected_rule": v.rule} if v.rule else {}),
-                         "refused_by": None if v.refusal is None else {"cr": v.refusal.cr, "why": v.refusal.why},
+                         "refused_by": None if v.refusal is None else {
+                             "cr": v.refusal.cr, "why": v.refusal.why, **({"card": v.refusal.card} if v.refusal.card else {})},
                          "ok": v.ok} for v in self.verdicts],
             "mismatches": self.mismatches, "final": self.final,
         }

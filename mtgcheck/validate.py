@@ -34,7 +34,8 @@ from mtgcheck.model.card_rules import face_rules, plane_rules
 from mtgcheck.model.actions import Action, catalogue, enabled_transition, legal_actions, why_illegal
 from mtgcheck.model.config import Config
 from mtgcheck.model.observe import observe
-from mtgcheck.model.state import HOWS, LEFT, ZONES, State
+from mtgcheck.model.state import HOWS, LEFT, PLANE_SOURCED, ZONES, State
+from mtgcheck.model.vocabulary import cited
 from mtgcheck.scenario_format import FORMAT as SCENARIO_FORMAT
 from mtgcheck.scenario_write import setup_of
 
@@ -89,6 +90,31 @@ def _compare_observations(support: Support, model: dict[str, Any],
 
 def _zone_name(z: Any) -> str:
     return ZONES[z] if isinstance(z, int) and 0 <= z < len(ZONES) else "outside"
+
+
+#: Fields a card's effect changes (where it put cards, whom it hurt): a divergence in one of
+#: them after a card's effect names the card; turn structure and priority are the game's.
+_CARD_FIELDS = ("zones", "plotted", "life", "stack")
+
+
+def card_of_step(cfg: Config, s: State, t: Any, fld: str) -> str:
+    """The card whose own effect the step ``t`` from ``s`` was, for a divergence in ``fld``
+    ("" if none): the card asking a choice, the resolving spell's face, the card whose
+    triggered ability resolves."""
+    if fld.partition(".")[0] not in _CARD_FIELDS:
+        return ""
+    if t.card:
+        return str(t.card)
+    if t.rule.startswith("pass.resolve.card"):
+        j = int(t.rule[len("pass.resolve.card"):])
+        card = cfg.slots[j].card
+        face = card.faces[1] if card.is_split and s.half[j] != LEFT else card.faces[0]
+        return face.name if face_rules(face.name).resolve is not None else ""
+    if t.rule.startswith("pass.resolve.ability"):
+        a = int(t.rule[len("pass.resolve.ability"):])
+        src = s.ab_src[a]
+        return cfg.slots[src].card.name if s.ab_kind[a] and 0 <= src < cfg.n and s.ab_kind[a] not in PLANE_SOURCED else ""
+    return ""
 
 
 def cause(cfg: Config, s: State, t: Any, s2: State, a: Action, fld: str, engine_says: Any = None) -> str:
@@ -302,11 +328,12 @@ class Driver:
             r = why_illegal(cfg, s, a)
             assert r is not None
             return s, Divergence("illegal-accepted", i, "legality", r.cr, "illegal", "legal",
-                                 f"{text}: the engine accepted it, but CR {r.cr} forbids it ({r.why})")
+                                 f"{text}: the engine accepted it, but {cited(r.cr, r.card)} forbids it ({r.why})",
+                                 card=r.card)
         if t is not None and not answer.legal:
             return s, Divergence("legal-refused", i, "legality", t.cr, "legal", f"illegal: {answer.reason}".strip(": "),
                                  f"{text}: the engine refused it ({answer.reason or 'no reason given'}), "
-                                 f"but it is legal (CR {t.cr})")
+                                 f"but it is legal ({cited(t.cr, t.card)})", card=t.card)
         if t is None:
             return s, None
         self.fired[t.rule] = self.fired.get(t.rule, 0) + 1
@@ -333,10 +360,11 @@ class Driver:
             return Divergence("observation", i, fld, "", want, got,
                               f"at the start the engine shows {fld} = {got!r}, the position given has {want!r}{more}",
                               also)
-        text = after[0]
+        text, before, t, _ = after
+        card = card_of_step(cfg, before, t, fld)
         return Divergence("observation", i, fld, cr, want, got,
-                          f"after {text}: {fld} is {got!r} in the engine, {want!r} under the rules (CR {cr}){more}",
-                          also)
+                          f"after {text}: {fld} is {got!r} in the engine, {want!r} under the rules "
+                          f"({cited(cr, card)}){more}", also, card)
 
     def _compare_lists(self, se: Session, s: State, i: int, legal: list[Action]) -> Divergence | None:
         cfg = se.cfg
@@ -350,16 +378,18 @@ class Driver:
         if missing:
             a = missing[0]
             t = enabled_transition(cfg, s, a)
-            cr = t.cr if t is not None else ""
+            cr, card = (t.cr, t.card) if t is not None else ("", "")
             return Divergence("missing-action", i, "actions", cr, wire_action(cfg, a), None,
-                              f"{_describe(cfg, a)} is legal (CR {cr}) but the engine does not list it")
+                              f"{_describe(cfg, a)} is legal ({cited(cr, card)}) but the engine does not list it",
+                              card=card)
         extra = [a for a in listed if a not in set(legal)]
         if extra:
             a = extra[0]
             r = why_illegal(cfg, s, a)
-            cr, why = (r.cr, r.why) if r else ("", "outside the declared scope")
+            cr, why, card = (r.cr, r.why, r.card) if r else ("", "outside the declared scope", "")
             return Divergence("extra-action", i, "actions", cr, None, wire_action(cfg, a),
-                              f"the engine lists {_describe(cfg, a)}, but CR {cr} forbids it ({why})")
+                              f"the engine lists {_describe(cfg, a)}, but {cited(cr, card)} forbids it ({why})",
+                              card=card)
         return None
 
 
