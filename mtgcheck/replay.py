@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from mtgcheck.checkers.registry import finders
 from mtgcheck.checkers.result import Verdict
 from mtgcheck.errors import FormatError
 from mtgcheck.jsonread import read as read_json
@@ -30,7 +31,6 @@ from mtgcheck.scenario_run import position_of, to_action
 from mtgcheck.scenario_write import scenario_from_trace
 from mtgcheck.store import FORMAT, content_hash
 
-FINDERS = ("z3", "graph", "hypothesis", "differential")
 #: The schema of the format (``mtgcheck/data/counterexample-1.schema.json``).
 SCHEMA = "counterexample-1"
 
@@ -95,8 +95,8 @@ def from_doc(doc: object, path: str) -> Counterexample:
     violates = doc.get("violates")
     if not isinstance(violates, str) or (violates not in BY_ID and violates != "divergence"):
         raise FormatError(shown, "violates", "a property id or 'divergence'", shown_value(doc.get("violates")))
-    if doc.get("found_by") not in FINDERS:
-        raise FormatError(shown, "found_by", "one of " + ", ".join(FINDERS), shown_value(doc.get("found_by")))
+    if doc.get("found_by") not in finders():
+        raise FormatError(shown, "found_by", "one of " + ", ".join(finders()), shown_value(doc.get("found_by")))
     target = doc.get("target")
     if violates == "divergence":
         _check_divergence(shown, doc)
