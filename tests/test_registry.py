@@ -30,6 +30,8 @@ from mtgcheck.properties.catalogue import PROPERTIES
 from mtgcheck.rulesets import REFERENCE, RuleSet, RuleSetError
 from mtgcheck.store import store
 
+from .conftest import ROOT
+
 pytest_plugins = ["pytester"]
 
 PID = PROPERTIES[0].id
