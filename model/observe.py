@@ -8,6 +8,16 @@ from .config import Config
 from .state import ABILITIES, PENDINGS, PL_FACEUP, STACK, STEPS, ZONES, State
 
 
+#: The observation keys, declared once: what scenario expectations, engines (their
+#: ``supports.observe``) and reports compare.  ``observe`` also says ``bound_hit`` (a bound
+#: of the configuration was hit), the model's own, which nothing compares.
+OBSERVATION_KEYS = ("zones", "plotted", "turn", "active", "step", "life", "mana", "planar_controller", "plane",
+                    "plane_counters", "extra_turns", "stack", "in_game", "game_over", "priority", "pending")
+#: The keys of a scenario's ``expect``: the observation keys, and ``not_plotted`` (cards
+#: that must not be among the plotted ones).
+EXPECTATION_KEYS = (*OBSERVATION_KEYS[:2], "not_plotted", *OBSERVATION_KEYS[2:])
+
+
 def observe(cfg: Config, s: State) -> dict[str, Any]:
     """The observable position (zones of the cards by id, plotted cards, stack, turn, ...)."""
     stack: list[tuple[int, str]] = []

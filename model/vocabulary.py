@@ -13,7 +13,35 @@ from typing import Any, Callable
 
 from .errors import MtgcheckError
 
-from .state import State
+from .state import FLASHBACKS, HALVES, HAND, HOWS, LIBRARY, PENDINGS, STACK, STEPS, ZONES, OUTSIDE, State
+
+# --- the closed word sets of the model, each declared once --------------------------------
+#
+# The scenario format, the engine protocol and the reports spell actions and positions in
+# these words; their schemas' enums are generated from them (``mtgcheck.model.formats.WORD_SETS``,
+# a test fails when a schema drifts) and the harness imports them.  The steps, zones, ways
+# to cast, split halves, flashback abilities and choices are the state's own (``.state``);
+# the ability kinds are the card registry's (``.card_rules``), which allocates them.
+
+#: What a player does (an :class:`Action`'s ``verb``): CR 117.3d, 702.170a, 601.2, 608.2d,
+#: 901.9, 104.3a.
+VERBS = ("pass", "plot", "cast", "choose", "roll", "leave")
+#: The zones a card may start in; ``stack`` and ``outside`` (left the game with its owner,
+#: CR 800.4a) are reached by playing only.
+SETUP_ZONES = tuple(z for i, z in enumerate(ZONES) if i not in (STACK, OUTSIDE))
+#: The ways to cast (``HOWS`` without its "not cast" placeholder), split halves and
+#: flashback abilities, and the choices a game waits for, as the formats spell them.
+CAST_HOWS, CAST_HALVES, FLASHBACK_ABILITIES, CHOICES = HOWS[1:], HALVES[1:], FLASHBACKS[1:], PENDINGS[1:]
+#: Where a card is plotted from (CR 702.170a: the hand; 702.170f: the top of the library).
+PLOT_SOURCES = (ZONES[HAND], ZONES[LIBRARY])
+#: The results of the planar die (CR 901.9).
+ROLL_RESULTS = ("blank", "chaos", "planeswalk")
+#: Every closed word set, by what it names (the schemas' generator and the docs read them).
+WORDS: dict[str, tuple[str, ...]] = {
+    "verbs": VERBS, "steps": STEPS, "zones": ZONES, "setup zones": SETUP_ZONES, "hows": CAST_HOWS,
+    "halves": CAST_HALVES, "flashbacks": FLASHBACK_ABILITIES, "choices": CHOICES, "plot sources": PLOT_SOURCES,
+    "roll results": ROLL_RESULTS,
+}
 
 
 @dataclass(frozen=True, slots=True, order=True)

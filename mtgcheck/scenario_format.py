@@ -40,6 +40,8 @@ from mtgcheck.errors import FormatError, UnknownCardError, display
 from mtgcheck.formats import PATTERN_WORDS, Said, field_path, normalized, shown_value
 from mtgcheck.jsonread import MAX_BYTES, read as _read
 from mtgcheck.model.setup import CardPlacement, PlanarSetup, Position
+from mtgcheck.model.state import ABILITIES, STEPS, ZONES
+from mtgcheck.model.vocabulary import SETUP_ZONES, VERBS
 
 __all__ = [
     "EXPECT_ZONES",
@@ -69,11 +71,10 @@ FORMAT = "mtgcheck.scenario/1"
 MAX_FILE_BYTES = MAX_BYTES
 SCHEMA_NAME = "scenario-1"
 
-STEPS = ("beginning", "main1", "combat", "main2", "end")
-SETUP_ZONES = ("library", "hand", "graveyard", "exile", "battlefield")
+# The format's words are the model's (declared once there; the schema holds them too, and
+# tests/test_formats.py checks it does).
 #: ``stack`` and ``outside`` (left the game with its owner) can only be reached by playing.
-EXPECT_ZONES = ("library", "hand", "stack", "graveyard", "exile", "battlefield", "outside")
-VERBS = ("pass", "plot", "cast", "choose", "roll", "leave")
+EXPECT_ZONES = ZONES
 #: The argument keys each verb takes (besides ``player``, ``do`` and ``expect``).
 VERB_ARGUMENTS: Mapping[str, tuple[str, ...]] = {
     "pass": (),
@@ -442,7 +443,12 @@ class _Semantics:
         for key in ("plotted", "not_plotted", "stack"):
             for i, card_id in enumerate(expect.get(key, ())):
                 if key == "stack" and card_id.startswith("ability:"):
-                    continue  # a triggered ability on the stack, named by its kind
+                    # A triggered ability on the stack, named by its kind: the kinds are the
+                    # card registry's (it allocates them), read here, not copied in the schema.
+                    if card_id.removeprefix("ability:") not in ABILITIES[1:]:
+                        self.add((*where, key, i), "a card id or ability:KIND, KIND one of "
+                                 + ", ".join(ABILITIES[1:]), card_id)
+                    continue
                 self.card_ref((*where, key, i), card_id)
         both = set(expect.get("plotted", ())) & set(expect.get("not_plotted", ()))
         for i, card_id in enumerate(expect.get("not_plotted", ())):

@@ -55,7 +55,7 @@ def _jsonable(v: Any) -> Any:
 
 #: The order differing fields are reported in: cause before consequence (what was put on or
 #: taken off the stack, who got priority, where cards went, then life and who is still in).
-FIELD_ORDER = ("stack", "priority", "zones", "plotted", "planar_controller", "plane", "plane_counters", "extra_turns",
+FIELD_ORDER = ("stack", "priority", "pending", "zones", "plotted", "planar_controller", "plane", "plane_counters", "extra_turns",
                "turn", "active", "step", "mana", "life", "in_game", "game_over")
 
 

@@ -196,3 +196,46 @@ def test_no_module_imports_another_modules_private_names() -> None:
                     found |= {(path.relative_to(ROOT).as_posix(), alias.name) for alias in node.names
                               if alias.name.startswith("_") and not alias.name.startswith("__")}
     assert found <= PRIVATE_IMPORTS_ELSEWHERE, sorted(found - PRIVATE_IMPORTS_ELSEWHERE)
+
+
+# --- each closed word set declared once, in the model ------------------------------------------
+
+
+def test_the_schemas_hold_the_models_words() -> None:
+    """Steps, zones, verbs, ways to cast, choices, observation and expectation keys: declared
+    in the model (``word_sets`` says where each goes); a schema that drifts is named here."""
+    from mtgcheck.model.formats import schema_drift, word_sets
+
+    assert len(word_sets()) >= 15
+    assert schema_drift() == []
+
+
+def test_a_drifted_schema_is_named_with_the_models_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    import copy as copy_
+
+    from mtgcheck.model import formats as model_formats
+
+    drifted = copy_.deepcopy(formats.schema("scenario-1"))
+    drifted["$defs"]["step"]["enum"] = ["beginning", "main1"]
+    real = model_formats.schema
+    monkeypatch.setattr(model_formats, "schema", lambda name: drifted if name == "scenario-1" else real(name))
+    (line,) = model_formats.schema_drift()
+    assert line.startswith("scenario-1.schema.json: $defs.step.enum: holds ['beginning', 'main1'], the model says")
+
+
+def test_the_harness_reads_the_models_words() -> None:
+    from mtgcheck import scenario_format, validate
+    from mtgcheck.engines import base
+    from mtgcheck.model.observe import OBSERVATION_KEYS, observe
+    from mtgcheck.model.setup import build
+    from mtgcheck.model.state import STEPS, ZONES
+    from mtgcheck.model.vocabulary import SETUP_ZONES, VERBS
+
+    assert scenario_format.VERBS is VERBS and base.VERBS is VERBS and base.OBSERVABLE is OBSERVATION_KEYS
+    assert scenario_format.STEPS is STEPS and scenario_format.EXPECT_ZONES is ZONES
+    assert scenario_format.SETUP_ZONES is SETUP_ZONES
+    assert sorted(validate.FIELD_ORDER) == sorted(OBSERVATION_KEYS)
+    from mtgcheck.configs import BUILTIN
+
+    cfg, s = build(BUILTIN[0].position)
+    assert sorted(observe(cfg, s)) == sorted([*OBSERVATION_KEYS, "bound_hit"])

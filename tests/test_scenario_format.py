@@ -883,3 +883,16 @@ def test_a_rule_with_an_illegal_verdict_in_the_object_loads(tmp_path: Path) -> N
     doc = example()
     doc["actions"][1].update(expect={"verdict": "illegal"}, rule="702.170d")
     assert load(write(tmp_path, doc)).actions[1].rule == "702.170d"
+
+
+def test_an_ability_on_the_stack_is_a_kind_of_the_card_registry(tmp_path: Path) -> None:
+    from mtgcheck.model.state import ABILITIES
+
+    doc = example()
+    doc["expect"]["stack"] = ["show", "ability:prowess"]
+    assert load(write(tmp_path, doc)).expect.stack == ("show", "ability:prowess")  # type: ignore[union-attr]
+    doc["expect"]["stack"] = ["ability:surge"]
+    error = error_of(tmp_path, doc)
+    assert error.field == "expect.stack[0]" and "ability:KIND, KIND one of " + ", ".join(ABILITIES[1:]) in str(error)
+    doc["expect"]["stack"] = ["ability:Prowess!"]
+    assert error_of(tmp_path, doc).field == "expect.stack[0]"
