@@ -204,7 +204,7 @@ def test_no_module_imports_another_modules_private_names() -> None:
 def test_the_schemas_hold_the_models_words() -> None:
     """Steps, zones, verbs, ways to cast, choices, observation and expectation keys: declared
     in the model (``word_sets`` says where each goes); a schema that drifts is named here."""
-    from mtgcheck.model.formats import schema_drift, word_sets
+    from mtgcheck.formats import schema_drift, word_sets
 
     assert len(word_sets()) >= 15
     assert schema_drift() == []
@@ -213,13 +213,11 @@ def test_the_schemas_hold_the_models_words() -> None:
 def test_a_drifted_schema_is_named_with_the_models_words(monkeypatch: pytest.MonkeyPatch) -> None:
     import copy as copy_
 
-    from mtgcheck.model import formats as model_formats
-
     drifted = copy_.deepcopy(formats.schema("scenario-1"))
     drifted["$defs"]["step"]["enum"] = ["beginning", "main1"]
-    real = model_formats.schema
-    monkeypatch.setattr(model_formats, "schema", lambda name: drifted if name == "scenario-1" else real(name))
-    (line,) = model_formats.schema_drift()
+    real = formats.schema
+    monkeypatch.setattr(formats, "schema", lambda name: drifted if name == "scenario-1" else real(name))
+    (line,) = formats.schema_drift()
     assert line.startswith("scenario-1.schema.json: $defs.step.enum: holds ['beginning', 'main1'], the model says")
 
 
