@@ -34,7 +34,7 @@ from mtgcheck.model.card_rules import face_rules, plane_rules
 from mtgcheck.model.actions import Action, catalogue, enabled_transition, legal_actions, why_illegal
 from mtgcheck.model.config import Config
 from mtgcheck.model.observe import observe
-from mtgcheck.model.state import HOWS, LEFT, PLANE_SOURCED, ZONES, State
+from mtgcheck.model.state import HOWS, LEFT, PENDINGS, PLANE_SOURCED, ZONES, State
 from mtgcheck.model.vocabulary import cited
 from mtgcheck.scenario_format import FORMAT as SCENARIO_FORMAT
 from mtgcheck.scenario_write import setup_of
@@ -94,7 +94,7 @@ def _zone_name(z: Any) -> str:
 
 #: Fields a card's effect changes (where it put cards, whom it hurt): a divergence in one of
 #: them after a card's effect names the card; turn structure and priority are the game's.
-_CARD_FIELDS = ("zones", "plotted", "life", "stack")
+_CARD_FIELDS = ("zones", "plotted", "life", "stack", "pending")
 
 
 def card_of_step(cfg: Config, s: State, t: Any, fld: str) -> str:
@@ -234,6 +234,10 @@ def cause(cfg: Config, s: State, t: Any, s2: State, a: Action, fld: str, engine_
         return "702.170d"
     if base == "planar_controller":
         return "901.6"
+    if base == "pending":
+        # A choice asked (or still waiting): the resolving object's instructions, followed in
+        # order (CR 608.2c), or the legend rule's (CR 704.5j).
+        return "704.5j" if PENDINGS[s2.pending] == "legend-rule" or PENDINGS[s.pending] == "legend-rule" else "608.2c"
     return t.cr
 
 

@@ -89,3 +89,22 @@ def test_a_divergence_on_a_rule_of_the_game_names_no_card(tmp_path: Path, monkey
     rep = validate("python:no_leave_engine:NoChoices", budget=0, seed=0, store_dir=None, scenario_files=[LUCK])
     found = [tr.divergence for tr, _, _ in rep.found if tr.divergence is not None]
     assert found and found[0].card == "" and "(CR 104.3a)" in found[0].why
+
+
+def test_a_pending_choice_the_engine_does_not_show_is_a_divergence_naming_the_card(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pending`` is an observation key like the others: an engine that declares it and shows
+    no choice where Faithless Looting asks for the discard diverges, at CR 608.2c, and the
+    report names the card."""
+    engine = ENGINE.replace("no-choices", "no-pending").replace(
+        '''    def actions(self):
+        return [a for a in super().actions() if a["do"] != "choose"]''',
+        '''    def observe(self):
+        return {**super().observe(), "pending": None}''')
+    (tmp_path / "no_pending_engine.py").write_text(engine, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    rep = validate("python:no_pending_engine:NoChoices", budget=0, seed=0, store_dir=None, scenario_files=[LOOT])
+    found = [tr.divergence for tr, _, _ in rep.found if tr.divergence is not None]
+    assert found and (found[0].kind, found[0].field, found[0].rule, found[0].card) == (
+        "observation", "pending", "608.2c", "Faithless Looting"), found[0]
+    assert "(Faithless Looting, CR 608.2c)" in found[0].why
