@@ -167,6 +167,47 @@ def _check_divergence(shown: str, doc: dict[str, Any]) -> None:
                           Said("an unknown key"))
 
 
+def divergence_card(cx: Counterexample) -> str:
+    """The card whose own effect a stored divergence's rule is ("" for a rule of the game):
+    its ``card``, or, for a divergence stored before divergences named it, the card read
+    again from the trace (the transition the rules take, or the refusal they give, at the
+    step where the engine parted from them)."""
+    from mtgcheck.divergence import card_of_step
+    from mtgcheck.model.actions import why_illegal
+    from mtgcheck.scenario_format import ActionSpec
+    from mtgcheck.scenario_run import start
+
+    d = cx.doc.get("divergence") or {}
+    if d.get("card") or not d.get("rule"):
+        return str(d.get("card", ""))
+    sc = cx.scenario
+    step, kind = d["step"], d["kind"]
+    try:
+        cfg, s = start(sc)
+        before, t = s, None
+        # The actions played before the one at stake (up to ``step`` included for the lists).
+        played = sc.actions[:step + 1] if kind in ("missing-action", "extra-action") else sc.actions[:step]
+        for spec in played:
+            a = to_action(cfg, sc, spec, s)
+            t = enabled_transition(cfg, s, a)
+            if t is not None:
+                before, s = s, t.effect(s)
+        if kind == "observation":
+            return card_of_step(cfg, before, t, d["field"]) if t is not None else ""
+        if kind in ("missing-action", "extra-action"):
+            doc = d["rules_say"] if kind == "missing-action" else d["engine_says"]
+            spec = ActionSpec(-1, doc["player"], doc["do"], None,
+                              {k: v for k, v in doc.items() if k not in ("player", "do")})
+        else:
+            spec = sc.actions[step]
+        a = to_action(cfg, sc, spec, s)
+        t = enabled_transition(cfg, s, a)
+        refusal = why_illegal(cfg, s, a) if t is None else None
+        return t.card if t is not None else refusal.card if refusal is not None else ""
+    except (FormatError, KeyError, IndexError, TypeError, ValueError):
+        return ""  # a trace the rules cannot read back names no card
+
+
 @dataclass
 class Replay:
     reproduces: bool  # every action legal and some property violated
@@ -235,7 +276,7 @@ def replay_divergence(cx: Counterexample, driver: Any = None,
 
     d = cx.doc["divergence"]
     rules = run_scenario(cx.scenario)
-    line = (f"divergence on {cx.target} ({d['kind']}, {d['field']}, {cited(d['rule'], display(d.get('card', '')))}): "
+    line = (f"divergence on {cx.target} ({d['kind']}, {d['field']}, {cited(d['rule'], display(divergence_card(cx)))}): "
             "reference "
             + ("agrees with the recorded verdicts" if rules.passed else "DISAGREES with the recorded verdicts"))
     if driver is None:

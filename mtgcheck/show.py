@@ -17,7 +17,7 @@ from mtgcheck.model.setup import build
 from mtgcheck.errors import display
 from mtgcheck.model.vocabulary import cited
 from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
-from mtgcheck.replay import Counterexample
+from mtgcheck.replay import Counterexample, divergence_card
 from mtgcheck.rulesets import REFERENCE
 from mtgcheck.scenario_run import describe, position_of, to_action
 
@@ -64,7 +64,7 @@ def narrate(cx: Counterexample) -> str:
     prop = BY_ID.get(cx.violates)
     div = cx.doc.get("divergence") if cx.violates == "divergence" else None
     what = (f" (CR {', '.join(prop.rules)}): {prop.statement}" if prop else
-            f" ({div['kind']}{', ' + cited(div['rule'], display(div.get('card', ''))) if div['rule'] else ''}): {div['why']}"
+            f" ({div['kind']}{', ' + cited(div['rule'], display(divergence_card(cx))) if div['rule'] else ''}): {div['why']}"
             if div else "")
     lines = [f"{cx.path}", f"  violates {cx.violates}" + what,
              f"  found by {cx.found_by} on {cx.target}, seed {cx.seed}, {len(texts)} actions"]

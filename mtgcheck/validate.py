@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 # The divergence vocabulary lives apart (replay reads it too); re-exported here.
-from mtgcheck.divergence import FAULTS, KINDS, Divergence, Trace, wire
+from mtgcheck.divergence import FAULTS, KINDS, Divergence, Trace, card_of_step, wire
 from mtgcheck.engines import open_engine
 from mtgcheck.engines.base import OBSERVABLE, Engine, EngineError, EngineInfo, EngineRefused, Support
 from mtgcheck.engines.vocab import Session, wire_action
@@ -34,7 +34,7 @@ from mtgcheck.model.card_rules import face_rules, plane_rules
 from mtgcheck.model.actions import Action, catalogue, enabled_transition, legal_actions, why_illegal
 from mtgcheck.model.config import Config
 from mtgcheck.model.observe import observe
-from mtgcheck.model.state import HOWS, LEFT, PENDINGS, PLANE_SOURCED, ZONES, State
+from mtgcheck.model.state import HOWS, LEFT, PENDINGS, ZONES, State
 from mtgcheck.model.vocabulary import cited
 from mtgcheck.scenario_format import FORMAT as SCENARIO_FORMAT
 from mtgcheck.scenario_write import setup_of
@@ -90,31 +90,6 @@ def _compare_observations(support: Support, model: dict[str, Any],
 
 def _zone_name(z: Any) -> str:
     return ZONES[z] if isinstance(z, int) and 0 <= z < len(ZONES) else "outside"
-
-
-#: Fields a card's effect changes (where it put cards, whom it hurt): a divergence in one of
-#: them after a card's effect names the card; turn structure and priority are the game's.
-_CARD_FIELDS = ("zones", "plotted", "life", "stack", "pending")
-
-
-def card_of_step(cfg: Config, s: State, t: Any, fld: str) -> str:
-    """The card whose own effect the step ``t`` from ``s`` was, for a divergence in ``fld``
-    ("" if none): the card asking a choice, the resolving spell's face, the card whose
-    triggered ability resolves."""
-    if fld.partition(".")[0] not in _CARD_FIELDS:
-        return ""
-    if t.card:
-        return str(t.card)
-    if t.rule.startswith("pass.resolve.card"):
-        j = int(t.rule[len("pass.resolve.card"):])
-        card = cfg.slots[j].card
-        face = card.faces[1] if card.is_split and s.half[j] != LEFT else card.faces[0]
-        return face.name if face_rules(face.name).resolve is not None else ""
-    if t.rule.startswith("pass.resolve.ability"):
-        a = int(t.rule[len("pass.resolve.ability"):])
-        src = s.ab_src[a]
-        return cfg.slots[src].card.name if s.ab_kind[a] and 0 <= src < cfg.n and s.ab_kind[a] not in PLANE_SOURCED else ""
-    return ""
 
 
 def cause(cfg: Config, s: State, t: Any, s2: State, a: Action, fld: str, engine_says: Any = None) -> str:

@@ -108,3 +108,19 @@ def test_a_pending_choice_the_engine_does_not_show_is_a_divergence_naming_the_ca
     assert found and (found[0].kind, found[0].field, found[0].rule, found[0].card) == (
         "observation", "pending", "608.2c", "Faithless Looting"), found[0]
     assert "(Faithless Looting, CR 608.2c)" in found[0].why
+
+
+def test_a_divergence_stored_before_names_its_card_when_shown() -> None:
+    """phase.rs's Make Your Own Luck bug, stored without a ``card`` (its hash covers the
+    file as it is): replay and show read the card back from the trace; the other stored
+    divergences of phase, on rules of the game, name none."""
+    stored = sorted((ROOT / "counterexamples" / "phase-0.103.0").glob("*.json"))
+    luck = [p for p in stored if "702.170c" in p.read_text(encoding="utf-8")]
+    assert luck and all("card" not in json.loads(p.read_text(encoding="utf-8"))["divergence"]
+                                for p in stored)
+    runner = CliRunner()
+    for command in ("replay", "show"):
+        out = runner.invoke(main, [command, str(luck[0])], catch_exceptions=False).stdout
+        assert "missing-action" in out and "Make Your Own Luck, CR 702.170c" in out, out
+    others = runner.invoke(main, ["replay", *map(str, (p for p in stored if p not in luck))]).stdout
+    assert "Make Your Own Luck" not in others and "reference agrees" in others
