@@ -95,7 +95,7 @@ def scenario(files: tuple[str, ...], json_out: str | None, quiet: bool) -> int:
             continue
         click.echo(f"{'PASS' if rep.passed else 'FAIL'} {rep.path}: {rep.name} (CR {', '.join(rep.rules)})")
         for v in rep.verdicts:
-            verdict = "legal" if v.legal else f"illegal (CR {v.refusal.cr}: {v.refusal.why})" if v.refusal else "illegal"
+            verdict = "legal" if v.legal else f"illegal ({v.refusal.text()})" if v.refusal else "illegal"
             mark = "  " if v.ok else "!!"
             by = f" by CR {v.rule}" if v.rule else ""
             want = f" [expected {v.expected or 'legal'}{by}]" if not v.ok else ""
@@ -575,6 +575,7 @@ def validate(engine_spec: str, budget: int, seed: int, json_out: str | None, sto
     from pathlib import Path
 
     from mtgcheck import validate as val
+    from mtgcheck.model.vocabulary import cited
     from mtgcheck.atomic import write_json
     from mtgcheck.store import stored
 
@@ -595,7 +596,7 @@ def validate(engine_spec: str, budget: int, seed: int, json_out: str | None, sto
     for tr, path, new in rep.found:
         d = tr.divergence
         assert d is not None
-        click.echo(f"DIVERGENCE {d.kind} [{d.field}]" + (f" CR {d.rule}" if d.rule else "") + f": {d.why}")
+        click.echo(f"DIVERGENCE {d.kind} [{d.field}]" + (f" {cited(d.rule, d.card)}" if d.rule else "") + f": {d.why}")
         click.echo(f"  {len(tr.actions)} actions, from {tr.source}"
                    + (f"; {'stored' if new else 'already stored'}: {path}" if path else ""))
     click.echo(f"{rep.engine} {rep.version}: {rep.traces} traces ({', '.join(f'{n} {k}' for k, n in rep.sources.items())}), "
