@@ -9,7 +9,7 @@ the dual helpers, so the same code serves the interpreter and Z3.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from .config import Config
 from .logic import And, Count, If, Not, Or, Sum, at, is_sym, put, symbolic_mode
@@ -88,6 +88,13 @@ def new_objects(next_oid: Any, moving: Sequence[Any]) -> tuple[list[Any], Any]:
     return [next_oid + i for i in range(len(moving))], next_oid + If(Or(*moving), len(moving), 0)
 
 
+#: Set only while the Z3 relation is built (``mtgcheck.checkers.z3bmc.relation.SharedCompaction``):
+#: the same symbolic terms as :func:`compact` builds, built once over template variables and
+#: instantiated by substitution (faster), or None for a configuration it was not built for.
+#: Never read on concrete states.
+SHARED_COMPACT: list[Callable[[Config, State], State | None] | None] = [None]
+
+
 def compact(cfg: Config, s: State) -> State:
     """Renumber library positions (per owner, 0 = top) and stack positions (0 = bottom).
 
@@ -95,6 +102,9 @@ def compact(cfg: Config, s: State) -> State:
     counting below defines; the conformance test checks the two agree)."""
     if not symbolic_mode():
         return _compact_concrete(cfg, s)
+    shared = SHARED_COMPACT[0]
+    if shared is not None and (out := shared(cfg, s)) is not None:
+        return out
     n, A = cfg.n, cfg.ability_slots
     # CR 405.2: stack positions say the order objects were put on the stack (mutant clause
     # "zones.stack-renumbered": positions are left as they were set, never renumbered).

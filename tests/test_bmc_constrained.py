@@ -84,7 +84,7 @@ def test_a_candidate_that_hides_the_violation_is_dropped(monkeypatch: pytest.Mon
         found = real(*a, **kw)
         return dataclasses.replace(found, live=[*found.live, stay])
 
-    monkeypatch.setattr(z3bmc, "find_invariants", found_and_stay)
+    monkeypatch.setattr(z3bmc.closure, "find_invariants", found_and_stay)
     constrained = _bmc(LEAVER, bmc_invariants=True, hints=(*_intact_hints(LEAVER.position), stay.name))
     assert _kills(constrained) == _kills(_bmc(LEAVER)) != []
 
@@ -100,19 +100,19 @@ def test_after_k0_bmc_is_constrained_by_what_the_closure_proved() -> None:
 
 
 def test_the_interpreters_run_is_a_real_run() -> None:
-    """``_witness`` gives the catalogue's indices of a run of exactly the length asked, each
+    """``witness`` gives the catalogue's indices of a run of exactly the length asked, each
     transition enabled where it is taken."""
     cfg, s0 = build(SMALL["break-rites"].position)
     ts = catalogue(cfg).transitions
     for n in (1, 4, 9):
-        run = z3bmc._witness(cfg, s0, n)
+        run = z3bmc.witness(cfg, s0, n)
         assert run is not None and len(run) == n
         s = s0
         for i in run:
             t = enabled_transition(cfg, s, ts[i].action)
             assert t is ts[i]
             s = t.effect(s)
-    assert z3bmc._witness(cfg, s0, 9, cap=3) is None  # out of its cap: no answer, not a wrong one
+    assert z3bmc.witness(cfg, s0, 9, cap=3) is None  # out of its cap: no answer, not a wrong one
 
 
 def test_a_run_the_solver_rejects_is_not_taken(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -123,7 +123,7 @@ def test_a_run_the_solver_rejects_is_not_taken(monkeypatch: pytest.MonkeyPatch) 
     props = [BY_ID["object-ids-fresh"], BY_ID["mandatory-additional-costs-paid"]]
     conf = SMALL["break-rites"]
     honest = z3bmc.check(conf, props, depth=3, timeout=600, induction=False)
-    monkeypatch.setattr(z3bmc, "_witness", lambda cfg, s0, steps, cap=0: [0] * steps)
+    monkeypatch.setattr(z3bmc.bmc, "witness", lambda cfg, s0, steps, cap=0: [0] * steps)
     lied = z3bmc.check(conf, props, depth=3, timeout=600, induction=False)
     assert [(v.status, v.depth) for v in lied] == [(v.status, v.depth) for v in honest]
 
@@ -143,7 +143,7 @@ def test_a_closing_out_of_its_share_leaves_bmc_plain(monkeypatch: pytest.MonkeyP
     """The closing for BMC alone gets a share of the time (:data:`z3bmc.CLOSING_SHARE`): one
     that does not end in it constrains nothing (a set half closed is no invariant), and BMC
     runs plain with the time left, to the depth plain BMC reaches, instead of being starved."""
-    monkeypatch.setattr(z3bmc, "CLOSING_SHARE", 0.0)
+    monkeypatch.setattr(z3bmc.run, "CLOSING_SHARE", 0.0)
     conf = SMALL[LEAVER.position]
     props = [BY_ID["stack-ordered"], BY_ID["object-ids-fresh"]]
     vs = z3bmc.check(conf, props, depth=2, timeout=300, induction=False, bmc_invariants=True,

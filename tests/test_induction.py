@@ -51,7 +51,7 @@ def test_a_property_false_in_a_reachable_state_is_never_proved() -> None:
     enc = z3bmc.Encoding.build(cfg, s0)
     # k >= 1 attempts get 1/STEP_SHARE of the limit: give them the full default.
     budget = z3bmc.Budget(z3bmc.STEP_SHARE * z3bmc.RLIMIT, time.monotonic() + 300)
-    assert z3bmc._induction(enc, [prop], {prop.id: 2}, budget, max_k=2)[0] == {}
+    assert z3bmc.prove_by_induction(enc, [prop], {prop.id: 2}, budget, max_k=2)[0] == {}
     assert [(what, res) for what, res, *_ in budget.queries] == [(f"k={k} {prop.id}", str(z3.sat)) for k in range(3)]
     # Through the checker: BMC to depth 1 passes, and induction (k <= 1) proves nothing.
     (v,) = z3bmc.check(SMALL[mutant.position], [prop], depth=1, timeout=300, disabled=mutant.disabled)
@@ -82,6 +82,6 @@ def test_a_step_case_too_big_whole_is_split_by_transition(monkeypatch) -> None: 
     assert any(q.startswith(f"k=0 {prop.id}: unknown") for q in queries)
     split = [q for q in queries if q.startswith(f"k=0 {prop.id} [")]
     assert len(split) > 10 and all(": unsat" in q for q in split[-10:])
-    monkeypatch.setattr(z3bmc, "SPLIT_RLIMITS", 0)
+    monkeypatch.setattr(z3bmc.path, "SPLIT_RLIMITS", 0)
     (again,) = z3bmc.check(costs, [prop], depth=1, timeout=300, rlimit=1_000_000)
     assert again.status == HOLDS, again.summary()

@@ -109,7 +109,7 @@ def test_a_candidate_that_is_not_inductive_is_dropped() -> None:
                                         lambda tag: z3bmc.symbolic_state(cfg, tag),
                                         lambda sol, *a, what="": budget.check(sol, *a, what=what))
     assert complete and {c.name for c in live} == {c.name for c in [bad, *good]}
-    closure = z3bmc._Closure(enc, live, budget)
+    closure = z3bmc.Closure(enc, live, budget)
     assert not closure.close([bad.name]) and bad.name not in closure.live
     assert closure.close([good[0].name]) and good[0].name in closure.proven
     assert closure.proven <= {c.name for c in good}
@@ -182,16 +182,16 @@ def test_a_candidate_may_rest_on_a_property_being_proved() -> None:
     first = Property("turn-is-one", (), "", "state", lambda c, s: s.turn == 1)
     budget = z3bmc.Budget(z3bmc.RLIMIT, time.monotonic() + 300)
 
-    alone = z3bmc._Closure(enc, [cand], budget)
+    alone = z3bmc.Closure(enc, [cand], budget)
     assert not alone.close([cand.name]) and cand.name not in alone.live
 
-    joint = z3bmc._Closure(enc, [cand], budget, [positive])
+    joint = z3bmc.Closure(enc, [cand], budget, [positive])
     assert joint.close([cand.name])
     assert "hyp:turn-positive" in joint.support[cand.name]
     assert {cand.name, "hyp:turn-positive"} <= joint.proven
     assert joint.proven_candidates() == [cand]  # what a k >= 1 path assumes: no property among them
 
-    wrong = z3bmc._Closure(enc, [cand], budget, [first])
+    wrong = z3bmc.Closure(enc, [cand], budget, [first])
     assert not wrong.close([cand.name])  # it rested on turn == 1, whose step case fails
     assert "hyp:turn-is-one" not in wrong.path.hyp_live and cand.name in wrong.live
     assert not wrong.close([cand.name]) and cand.name not in wrong.live
@@ -330,7 +330,7 @@ def test_bmc_runs_for_what_k0_leaves() -> None:
 
 def test_a_chunk_out_of_its_limit_is_split_by_transition(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """A chunk of the closure whose query runs out whole is asked one transition of the step
-    at a time (:meth:`z3bmc._Path._split`), not member by member: every candidate mined on
+    at a time (:meth:`z3bmc.Path._split`), not member by member: every candidate mined on
     ``break-rites`` is live (no hints, so that chunks hold junk that counterexamples drop),
     and each chunk's whole query is made to run out.  What the closure keeps is inductive, checked here
     from scratch in a solver of its own; and it took one query per chunk, no member alone."""
@@ -350,7 +350,7 @@ def test_a_chunk_out_of_its_limit_is_split_by_transition(monkeypatch) -> None:  
         cfg, s0, enc = _setup()
         init_of = (lambda st: z3bmc.initial_placements(cfg, s0, st))
         budget = z3bmc.Budget(z3bmc.RLIMIT, time.monotonic() + 600)
-        closure = z3bmc._closed_invariants(enc, RITES, props, init_of, budget, (), z3bmc.SAMPLE_CAP)
+        closure = z3bmc.closed_invariants(enc, RITES, props, init_of, budget, (), z3bmc.SAMPLE_CAP)
         assert closure is not None and not budget.cut
         assert closure.dropped > 0 and closure.proven_candidates()  # junk dropped, some kept
         split = [w for w, *_ in budget.queries if "#" in w]
@@ -360,7 +360,7 @@ def test_a_chunk_out_of_its_limit_is_split_by_transition(monkeypatch) -> None:  
 
         kept = closure.proven_candidates()
         hyps = [p for p in props if f"hyp:{p.id}" in closure.proven]
-        path = z3bmc._Path(enc, 0)
+        path = z3bmc.Path(enc, 0)
         path.add_invariants(kept, {c.name for c in kept})
         path.add_hypotheses(hyps)
         after = path.un.states[1]
@@ -380,12 +380,12 @@ def test_a_chunk_an_earlier_run_split_is_split_at_once() -> None:
         cfg, s0, enc = _setup()
         init_of = (lambda st: z3bmc.initial_placements(cfg, s0, st))
         whole = z3bmc.Budget(z3bmc.RLIMIT, time.monotonic() + 600)
-        first = z3bmc._closed_invariants(enc, RITES, props, init_of, whole, (), z3bmc.SAMPLE_CAP)
+        first = z3bmc.closed_invariants(enc, RITES, props, init_of, whole, (), z3bmc.SAMPLE_CAP)
         assert first is not None and first.proven_candidates()
         kept = [c.name for c in first.proven_candidates()]
         hints = z3bmc.Budget(z3bmc.RLIMIT, time.monotonic() + 600)
         told = kept[len(kept) // 2:]  # half of them: only the chunks holding one are split at once
-        again = z3bmc._closed_invariants(enc, RITES, props, init_of, hints, kept, z3bmc.SAMPLE_CAP, told)
+        again = z3bmc.closed_invariants(enc, RITES, props, init_of, hints, kept, z3bmc.SAMPLE_CAP, told)
         assert again is not None and [c.name for c in again.proven_candidates()] == kept
     chunks = [w for w, *_ in hints.queries if "at once" in w]
     whole_asked = [w for w in chunks if "#" not in w]

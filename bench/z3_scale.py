@@ -1,0 +1,144 @@
+"""Z3's proof cost as card slots grow: seconds and rlimit per property on the scale ladder.
+
+Runs what ``mtgcheck check --config FILE --checker z3`` runs (BMC to depth 3, k-induction
+strengthened by the invariants found on the position, no manifest: proofs from scratch) on
+each position of ``examples/scale/`` (or ``--position FILE``), one position at a time in this
+process.  Prints, per position: card slots, properties proved out of those checked, wall
+seconds, the induction's total rlimit, the share spent closing the invariants (the Houdini
+closure's consecution queries) and the seconds and rlimit per slot; then, per property, the
+rlimit and seconds of the queries that name it (its step cases, split or whole) and its
+verdict.  The slope between two rungs (seconds and rlimit per added slot) says whether the
+cost grows faster than linearly in the slots.  rlimit is Z3's deterministic work counter:
+on a shared machine it is the figure to compare, the seconds move with the load (printed).
+
+    python bench/z3_scale.py [--position FILE ...] [--timeout 900] [--write]
+
+``--write`` records the tables in docs/figures.md (bench/figures_doc.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from mtgcheck.checkers import z3bmc
+from mtgcheck.checkers.result import PROVED
+from mtgcheck.configs import load_config
+from mtgcheck.model.setup import build
+from mtgcheck.properties.catalogue import PROPERTIES
+
+LADDER = Path(__file__).resolve().parent.parent / "examples" / "scale"
+#: A query's entry in ``stats["induction_queries"]``: "what: result (N.NM, S.S s)".
+QUERY = re.compile(r"^(?P<what>.*): (?P<res>\w+) \((?P<m>[0-9.]+)M, (?P<s>[0-9.]+) s\)$")
+
+
+def per_query(v: Any) -> list[tuple[str, float, float]]:
+    """(what, rlimit in millions, seconds) of each induction query of the unit."""
+    out = []
+    for q in v.stats.get("induction_queries", []):
+        m = QUERY.match(q)
+        if m:
+            out.append((m["what"], float(m["m"]), float(m["s"])))
+    return out
+
+
+def owner(what: str, ids: set[str]) -> str:
+    """The property a query is about (its step case, whole or one transition of a split), or
+    ``closure`` for the invariants' consecution and initiation queries."""
+    m = re.match(r"^k=\d+ (?P<ids>[^ \[]+)", what)
+    if m:
+        first = m["ids"].split("+")[0]
+        if first in ids:
+            return first
+    return "closure"
+
+
+def run(path: Path, timeout: float) -> dict[str, Any]:
+    conf = load_config(path)
+    cfg, _ = build(conf.position)
+    t0 = time.monotonic()
+    vs = z3bmc.check(conf, list(PROPERTIES), depth=min(conf.depth, 3), timeout=timeout)
+    wall = time.monotonic() - t0
+    ids = {p.id for p in PROPERTIES}
+    cost: dict[str, list[float]] = {}
+    for what, m, s in per_query(vs[0]):
+        c = cost.setdefault(owner(what, ids), [0.0, 0.0])
+        c[0] += m
+        c[1] += s
+    return {"name": conf.name, "slots": cfg.n, "players": cfg.players, "wall": wall,
+            "proved": sum(v.status == PROVED for v in vs), "checked": len(vs),
+            "rlimit": vs[0].stats.get("induction_rlimit", 0) / 1e6, "cost": cost,
+            "status": {v.property: v.status for v in vs}}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--position", action="append", type=Path, help="a position file (default: examples/scale/*.json)")
+    ap.add_argument("--timeout", type=float, default=900.0, help="wall-clock safety net per position (s)")
+    ap.add_argument("--write", action="store_true", help="record the tables in docs/figures.md")
+    args = ap.parse_args()
+    paths = args.position or sorted(LADDER.glob("*.json"))
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+    results = []
+    for p in paths:
+        r = run(p, args.timeout)
+        results.append(r)
+        closing = r["cost"].get("closure", [0.0, 0.0])[0]
+        print(f"{r['name']:<16} slots {r['slots']:>2}  players {r['players']}  proved {r['proved']}/{r['checked']}"
+              f"  {r['wall']:7.1f} s  rlimit {r['rlimit']:8.1f}M (closure {closing:.1f}M)"
+              f"  {r['wall'] / r['slots']:.2f} s/slot  {r['rlimit'] / r['slots']:.1f}M/slot"
+              f"  load {os.getloadavg()[0]:.2f}", flush=True)
+    summary = []
+    prev: dict[str, Any] | None = None
+    for r in results:
+        slope = ""
+        if prev is not None and r["slots"] > prev["slots"] and r["players"] == prev["players"]:
+            d = r["slots"] - prev["slots"]
+            slope = f"{(r['rlimit'] - prev['rlimit']) / d:.1f}M, {(r['wall'] - prev['wall']) / d:.1f} s"
+        summary.append([r["name"], r["slots"], r["players"], f"{r['proved']}/{r['checked']}", round(r["wall"], 1),
+                        round(r["rlimit"], 1), round(r["cost"].get("closure", [0.0])[0], 1),
+                        round(r["rlimit"] / r["slots"], 1), slope])
+        prev = r
+    header = ["position", "slots", "players", "proved", "s", "rlimit (M)", "closure (M)", "M per slot",
+              "per added slot"]
+    print()
+    print("\t".join(header))
+    for row in summary:
+        print("\t".join(str(x) for x in row))
+    ids = [p.id for p in PROPERTIES]
+    detail = []
+    for pid in ids:
+        row: list[Any] = [pid]
+        for r in results:
+            m, s = r["cost"].get(pid, [0.0, 0.0])
+            row.append(f"{m:.1f}M / {s:.1f} s ({r['status'].get(pid, '-')})")
+        detail.append(row)
+    detail.append(["closure", *(f"{r['cost'].get('closure', [0.0, 0.0])[0]:.1f}M / "
+                                f"{r['cost'].get('closure', [0.0, 0.0])[1]:.1f} s" for r in results)])
+    dheader = ["property", *(f"{r['name']} ({r['slots']})" for r in results)]
+    print()
+    print("\t".join(dheader))
+    for row in detail:
+        print("\t".join(str(x) for x in row))
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if args.write:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from figures_doc import write_section
+
+        cmd = "python bench/z3_scale.py --write" + "".join(f" --position {p}" for p in (args.position or []))
+        write_section("Z3 proof cost on the scale ladder", header, summary, script=cmd,
+                      note="Z3 from scratch (no manifest), BMC to depth 3 and k-induction, one position at a time. "
+                           "rlimit is Z3's deterministic work counter (compare it; the seconds follow the load). "
+                           "`per added slot`: the growth from the rung above with as many players.")
+        write_section("Z3 proof cost per property on the scale ladder", dheader, detail, script=cmd,
+                      note="Per property, the rlimit and seconds of its own step-case queries (whole or split by "
+                           "transition) and its verdict; `closure` is the invariants' consecution, shared by all.")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,275 @@
+"""The invariant closure: candidates mined on the configuration, kept only inside an inductive set."""
+
+from __future__ import annotations
+
+from typing import Any, Collection, Sequence
+
+import z3
+
+from mtgcheck.configs import CheckConfig
+from mtgcheck.model.logic import symbolic
+from mtgcheck.model.state import State, equal_states, symbolic_state
+from mtgcheck.properties.base import Property
+
+from .budget import Budget
+from .initial import placements
+from .path import Path
+from .relation import Encoding
+
+
+#: Reachable states the invariant templates are mined from (breadth-first from the
+#: configuration's position and from a few other initial placements).
+SAMPLE_CAP = 3000
+
+
+#: Members of the invariant closure checked by one query (:meth:`Closure.close_all`).
+CLOSE_CHUNK = 32
+#: The limit of a chunk's query split by transition, as a multiple of :data:`RLIMIT` (the
+#: two splits of ``flashback``'s hints spend 4.4M and 12.0M); past it the members go one by
+#: one, so a chunk never costs much more than asking its members one by one would.
+CHUNK_SPLIT_RLIMITS = 5
+#: Other initial placements the sample starts from (besides the configuration's position).
+SAMPLE_STARTS = 16
+
+
+def closed_invariants(enc: Encoding, conf: CheckConfig, todo: Sequence[Property], init_of: Any, budget: Budget,
+                       hints: Collection[str], sample_cap: int,
+                       split_hints: Collection[str] = ()) -> "Closure | None":
+    """The candidates found on the configuration (only the ``hints``, if given) closed into
+    an inductive set, the state properties of ``todo`` taking part as members (each true in
+    every initial state: :meth:`.bmc.Bmc.initially` asked that first), those that close proved with them
+    (:meth:`Closure.proven_properties`): what :func:`constrain` may assume without the
+    induction having run.  None if the candidates could not all be checked initially true,
+    or ``budget`` ran out first."""
+    found = find_invariants(enc, conf, init_of, budget, cap=sample_cap)
+    if not found.complete:
+        return None
+    names = set(hints)
+    closure = Closure(enc, [c for c in found.live if not names or c.name in names], budget, todo,
+                       split_first=split_hints)
+    closure.close_all()
+    # The properties too: their consecution was asked with the chunks (``close_all``), so
+    # closing them mostly reads the supports already found.
+    while not budget.cut and not closure.close(sorted(closure.live) + sorted(closure.path.hyp_live)):
+        pass  # a member was dropped: close what is left
+    return None if budget.cut else closure
+
+
+def find_invariants(enc: Encoding, conf: CheckConfig, init_of: Any, budget: Budget, *,
+                    cap: int = SAMPLE_CAP) -> Any:
+    """Candidate invariants of the configuration: template instances true in every state the
+    explicit-state search reaches (from the position and a few other placements) and in
+    every initial state (:mod:`.invariants`).  Not yet trusted: :class:`Closure` keeps one
+    only inside an inductive set."""
+    from .. import invariants as inv
+
+    cfg = enc.cfg
+    starts = [enc.init] + (placements(cfg, enc.init, SAMPLE_STARTS) if init_of is not None else [])
+    states = inv.sample(cfg, starts, cap=cap, max_turn=conf.max_turn)
+
+    def init(st: State) -> Any:
+        with symbolic():
+            return init_of(st) if init_of is not None else equal_states(st, enc.init)
+
+    def check(sol: z3.Solver, *assumptions: Any, what: str = "") -> Any:
+        return budget.check(sol, *assumptions, what=what)
+
+    return inv.find(cfg, states, init, lambda tag: symbolic_state(cfg, tag), check)
+
+
+class Closure:
+    """Houdini, restricted to what the proofs use.
+
+    A proof's unsat core names the candidates it assumed; each must be inductive, and the
+    consecution query of a candidate (every live candidate in a state, one step, the
+    candidate false after it) either has a counterexample, and the candidate is dropped for
+    good, or is unsatisfiable, and its unsat core names the candidates it rests on, which
+    must be inductive in turn.  A set closed this way holds in every initial state and is
+    inductive, so every reachable state satisfies it: only then does a proof that used it
+    count.  The cores are kept (a core stays valid while its members live), so junk that no
+    proof touches is never examined."""
+
+    def __init__(self, enc: Encoding, cands: Sequence[Any], budget: Budget, props: Sequence[Property] = (),
+                 proven: Collection[str] = (), split_first: Collection[str] = ()) -> None:
+        self.enc, self.budget = enc, budget
+        #: Members whose chunk an earlier run had to split (the manifest's ``split``): such a
+        #: chunk is asked one transition at a time at once, not first whole to run out of its
+        #: limit (two such chunks were 20M of ``flashback``'s 80M).  The members of every chunk
+        #: split in this run (``split``) are what the next run is told.
+        self.split_first = frozenset(split_first)
+        self.split: set[str] = set()
+        self.cands = {c.name: c for c in cands}
+        self.live: set[str] = set(self.cands)
+        self.support: dict[str, frozenset[str]] = {}
+        #: Candidates closed into an inductive set (``proven``: by an earlier closure, with
+        #: the properties then proved, which this one's path assumes).
+        self.proven: set[str] = set(proven) & self.live
+        self.dropped = 0
+        self.queries = 0
+        self.path = Path(enc, 0)
+        self.path.add_invariants(cands, self.live)
+        # The state properties to prove are members too (``hyp:ID``), whose consecution is
+        # their step case: a candidate may need the very property it helps prove (a trigger
+        # above the spell that caused it needs the stack's positions distinct).
+        self.props = {f"hyp:{p.id}": p for p in props if p.kind == "state"}
+        self.path.add_hypotheses(list(self.props.values()))
+        self.prop_core: dict[str, list[str]] = {}  # hyp:ID -> its step case's core (shown)
+        self._goal: dict[str, Any] = {}
+        self._post: dict[str, Any] = {}
+
+    def _after(self, name: str) -> Any:
+        from ..invariants import flat
+
+        if name not in self._post:
+            after = self.path.un.states[1]
+            self._post[name] = self.enc.state_term(self.props[name], after) if name in self.props else \
+                self.cands[name].build(flat(after))
+        return self._post[name]
+
+    def _consecution(self, name: str) -> frozenset[str] | None:
+        """The candidates ``name``'s consecution rests on, or None (dropped).
+
+        A counterexample starts from a state where every live candidate holds, so every
+        candidate false after its step is in no inductive subset of the live ones: all of
+        them are dropped at once (Houdini's step).  A property's consecution is its step
+        case (k = 0, everything live assumed)."""
+        if name in self.props:
+            p = self.props[name]
+            res, _, core = self.path.attempt([p], self.budget)
+            if res == z3.unsat:
+                self.prop_core[name] = core
+                return frozenset(self.path.last_support)
+            if res == z3.sat and self.path.last_cti is not None:
+                self.path.ctis[p.id] = self.path.last_cti
+            return None
+        if name not in self._goal:
+            lit = z3.Bool(f"goal:{name}")
+            self.path.sol.add(z3.Implies(lit, z3.Not(self._after(name))))
+            self._goal[name] = lit
+        self.queries += 1
+        res = self.budget.check(self.path.sol, *self.enc.en.values(), *self.path.facts.values(),
+                                *self.path.live_lits(), self._goal[name], what=f"invariant {name}")
+        if res == z3.unsat:
+            return self._core_support()
+        if res == z3.sat:
+            m = self.path.sol.model()
+            for other in sorted(self.live | self.path.hyp_live):
+                if other != name and not z3.is_true(m.eval(self._after(other), model_completion=True)):
+                    self._drop(other)
+        return None
+
+    def close_all(self, rounds: int = 20) -> None:
+        """The consecution of every live member, :data:`CLOSE_CHUNK` members per query: is
+        some member of the chunk false after one step from a state where every live
+        candidate and hypothesis holds?  Unsat: the query's unsat core is the support of each
+        member of the chunk (what :meth:`close` would have asked one member at a time).  Sat:
+        every member false after that step is in no inductive subset of the live ones and is
+        dropped (Houdini's step); the members left without a live support are asked again.
+        Out of its limit: the same query one transition at a time (:meth:`Path._split`), and
+        if that runs out too, the chunk's members are left to :meth:`close`, one each.  For
+        a set that closes (the manifest's hints), one query per chunk instead of one per
+        member."""
+        for _ in range(rounds):
+            todo = [n for n in sorted(self.live) + sorted(self.path.hyp_live)
+                    if n not in self.proven and not self._supported(n)]
+            dropped = False
+            for c in range(0, len(todo), CLOSE_CHUNK):
+                if self.budget.cut:
+                    return
+                chunk = [n for n in todo[c:c + CLOSE_CHUNK] if n in self.live or n in self.path.hyp_live]
+                if not chunk:  # all dropped by an earlier chunk's counterexample
+                    continue
+                self.queries += 1
+                # A literal of its own (the number of the query): a chunk's goal is never
+                # another's, nor is the split's cache of cores (keyed by ``what``) shared.
+                lit = z3.Bool(f"goal:chunk:{self.queries}")
+                self.path.sol.add(z3.Implies(lit, z3.Or([z3.Not(self._after(n)) for n in chunk])))
+                what = f"invariants: {len(chunk)} at once (query {self.queries})"
+                assumptions = [*self.enc.en.values(), *self.path.facts.values(), *self.path.live_lits(), lit]
+                # Out of its limit whole, asked one transition of the step at a time, as a
+                # property's step case is (on ``flashback``'s hints, 64M of rlimit where
+                # asking the chunk's members one by one took 78M); asked so at once if an
+                # earlier run had to split a chunk holding one of its members.
+                if self.split_first.intersection(chunk):
+                    self.path.split_first.add(what)
+                res, core = self.path.ask(assumptions, self.budget, what, 1, CHUNK_SPLIT_RLIMITS)
+                if what in self.path.split_first:
+                    self.split.update(chunk)
+                if res == z3.unsat:
+                    sup = self._support_of(core)
+                    for n in chunk:
+                        self.support[n] = sup - {n}
+                elif res == z3.sat:
+                    m = self.path.sol.model()
+                    for n in sorted(self.live | self.path.hyp_live):
+                        if not z3.is_true(m.eval(self._after(n), model_completion=True)):
+                            self._drop(n)
+                    dropped = True
+            if not dropped:
+                return
+
+    def _supported(self, name: str) -> bool:
+        sup = self.support.get(name)
+        return sup is not None and self.path.still_live({x if x.startswith("hyp:") else f"inv:{x}" for x in sup})
+
+    def _core_support(self) -> frozenset[str]:
+        """The candidates and hypotheses named by the last query's unsat core."""
+        return self._support_of([str(x) for x in self.path.sol.unsat_core()])
+
+    @staticmethod
+    def _support_of(core: Sequence[str]) -> frozenset[str]:
+        """The candidates and hypotheses an unsat core (literal names) names."""
+        return frozenset([n[4:] for n in core if n.startswith("inv:")] + [n for n in core if n.startswith("hyp:")])
+
+    def proven_candidates(self) -> list[Any]:
+        """The candidates proven inductive (the proven set also names the properties closed
+        with them, ``hyp:ID``, which are no candidates)."""
+        return [self.cands[n] for n in sorted(self.proven) if n in self.cands]
+
+    def proven_properties(self) -> list[Property]:
+        """The state properties closed into the inductive set with the candidates: true in
+        every initial state (the caller's check) and after every step from the set, so in
+        every reachable state."""
+        return [self.props[n] for n in sorted(self.proven) if n in self.props]
+
+    def drop_property(self, p: Property) -> None:
+        """``p``'s own step case failed at k = 0: nothing may rest on it any more."""
+        if f"hyp:{p.id}" in self.props:
+            self._drop(f"hyp:{p.id}")
+
+    def _drop(self, name: str) -> None:
+        if name in self.proven:  # a proved property: true after any step the proof covers
+            return
+        if name in self.props:
+            self.path.hyp_live.discard(name)
+        else:
+            self.live.discard(name)
+            self.dropped += 1
+        self.support.pop(name, None)
+
+    def close(self, names: Sequence[str]) -> bool:
+        """Whether the candidates ``names`` lie in an inductive set of live candidates (then
+        all of it is proven); on False some candidate was dropped and the caller retries."""
+        todo, seen = sorted(names, reverse=True), set()
+        while todo:
+            if self.budget.cut:
+                return False
+            n = todo.pop()
+            if n in seen or n in self.proven:
+                continue
+            seen.add(n)
+            sup = self.support.get(n)
+            if not self._supported(n):
+                sup = self._consecution(n)
+                if sup is None:
+                    self._drop(n)
+                    return False
+                self.support[n] = sup
+            todo.extend(sorted(sup, reverse=True))
+        self.proven |= seen
+        return True
+
+    def summary(self) -> dict[str, Any]:
+        return {"live": len(self.live), "proven": len(self.proven - set(self.props)), "dropped": self.dropped,
+                "consecution_queries": self.queries, "names": [c.name for c in self.proven_candidates()],
+                "split": sorted(self.split & set(self.cands))}

@@ -1,0 +1,173 @@
+"""The step case of k-induction: k+1 steps of the relation from an arbitrary state (:class:`Path`)."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import z3
+
+from mtgcheck.model.actions import Action
+from mtgcheck.model.logic import symbolic
+from mtgcheck.model.state import State
+from mtgcheck.properties.base import Property
+
+from .budget import Budget
+from .relation import Encoding, state_from_model
+from .unroll import Unroller
+
+
+#: The limit of a k >= 1 attempt, as a fraction of :data:`RLIMIT`: the proofs k >= 1 makes
+#: on the built-ins are cheap (below 0.5 million: the path's first steps already pin the
+#: state down), while a failing attempt spends its whole limit.
+STEP_SHARE = 4
+#: A step case that runs out of its limit is tried again one transition at a time (a case
+#: split on the action variable): on ``flashback`` the whole relation at once exhausts the
+#: limit on ``stack-ordered``, while each transition alone is unsat well within it (66
+#: queries in 4.6 s; on ``plot``, 100 in 12 s with invariants Houdini later drops).  The split stops,
+#: unknown, once its queries together have spent this many times :data:`RLIMIT`.
+SPLIT_RLIMITS = 20
+
+
+class Path:
+    """The step case of k-induction: k+1 steps of the relation from an *arbitrary* state,
+    in one incremental solver.  Proved properties are asserted (behind a literal each, so
+    that the unsat core says which a proof used) on every state and step: they hold on
+    every reachable path, so this only removes unreachable paths."""
+
+    def __init__(self, enc: Encoding, k: int) -> None:
+        self.enc, self.k = enc, k
+        self.sol = z3.Solver()
+        self.un = Unroller(enc, self.sol, f"k{k}.")
+        self.facts: dict[str, Any] = {}  # literal name -> literal
+        self.inv_lits: dict[str, Any] = {}  # invariant candidate -> literal
+        self.last_cti: tuple[State, Action] | None = None  # the last counterexample to induction
+        self.ctis: dict[str, tuple[State, Action]] = {}  # property -> its counterexample, if any
+        self.live: set[str] = set()
+        #: ``hyp:ID`` -> literal: state property ID (not proved yet) on the first state, a
+        #: member of the closure like a candidate (joint induction; k = 0 only).
+        self.hyp_lits: dict[str, Any] = {}
+        self.hyp_live: set[str] = set()
+        self.last_support: list[str] = []  # the last unsat core's candidates and hypotheses
+        self.queries = 0
+        #: (query, transition) -> the unsat core of that transition's query in a case split.
+        self.split_cores: dict[tuple[str, int], set[str]] = {}
+        self.split_first: set[str] = set()  # queries that ran out whole: asked split from then on
+        with symbolic():
+            for _ in range(k + 1):
+                self.un.extend()
+
+    def holds(self, p: Property, upto: int) -> Any:
+        """``p`` on states 0..upto (state property) or on steps 0..upto-1 (transition)."""
+        if p.kind == "state":
+            first = self.enc.state_term(p, self.un.states[0])
+            return z3.And(first, *[self.un.sub(self.enc.prop_terms(p)[0], i) for i in range(upto)])
+        return z3.And(*[z3.Not(self.un.violation(p, i)) for i in range(upto)])
+
+    def assume(self, p: Property) -> None:
+        lit = z3.Bool(f"fact:{p.id}")
+        self.sol.add(z3.Implies(lit, self.holds(p, self.k + 1)))
+        self.facts[str(lit)] = lit
+
+    def add_invariants(self, invs: Sequence[Any], live: set[str]) -> None:
+        """Invariant candidates, each behind a literal ``inv:NAME``, on states 0..k (the
+        step case's first states are then ones they allow); only those named in ``live``
+        are assumed (the set may shrink: :class:`Closure`)."""
+        from ..invariants import flat
+
+        for c in invs:
+            lit = z3.Bool(f"inv:{c.name}")
+            self.sol.add(z3.Implies(lit, z3.And([c.build(flat(st)) for st in self.un.states[:self.k + 1]])))
+            self.inv_lits[c.name] = lit
+        self.live = live
+
+    def add_hypotheses(self, props: Sequence[Property]) -> None:
+        """The state properties still to prove, each behind a literal ``hyp:ID`` on the first
+        state: a proof or a candidate's consecution may rest on them, and the closure then
+        owes their own step case (:class:`Closure`)."""
+        for p in props:
+            if p.kind == "state":
+                lit = z3.Bool(f"hyp:{p.id}")
+                self.sol.add(z3.Implies(lit, self.enc.state_term(p, self.un.states[0])))
+                self.hyp_lits[str(lit)] = lit
+                self.hyp_live.add(str(lit))
+
+    def live_lits(self) -> list[Any]:
+        return [lit for n, lit in self.inv_lits.items() if n in self.live] + \
+            [lit for n, lit in self.hyp_lits.items() if n in self.hyp_live]
+
+    def still_live(self, names: Any) -> bool:
+        """Whether every candidate and hypothesis named in an unsat core is still live."""
+        return all(n[4:] in self.live if n.startswith("inv:") else n in self.hyp_live if n.startswith("hyp:")
+                   else True for n in names)
+
+    def attempt(self, cands: Sequence[Property], budget: Budget) -> tuple[Any, list[Property], list[str]]:
+        """One query: the candidates, assumed on the first k steps, all hold on step k.
+
+        Returns the result, the candidates a counterexample to induction breaks (sat), and
+        the unsat core's names (unsat): guard conditions with their CR rules, and facts."""
+        self.queries += 1
+        go = z3.Bool(f"go:{self.k}:{self.queries}")
+        viol = {p.id: self.un.violation(p, self.k) for p in cands}
+        self.sol.add(z3.Implies(go, z3.And(*[self.holds(p, self.k) for p in cands], z3.Or(list(viol.values())))))
+        what = f"k={self.k} {'+'.join(p.id for p in cands)}"
+        share = 1 if self.k == 0 else STEP_SHARE
+        assumptions = [*self.enc.en.values(), *self.facts.values(), *self.live_lits(), go]
+        res, core = self.ask(assumptions, budget, what, share)
+        self.last_support = [n[4:] for n in core if n.startswith("inv:")] + [n for n in core if n.startswith("hyp:")]
+        if res == z3.sat:
+            m = self.sol.model()
+            self.last_cti = (state_from_model(self.enc.cfg, m, self.un.states[self.k]), self.un.trace(m, self.k + 1)[-1])
+            return res, [p for p in cands if z3.is_true(m.eval(viol[p.id], model_completion=True))], []
+        if res == z3.unsat:
+            return res, [], self._core(core)
+        return res, [], []
+
+    def ask(self, assumptions: Sequence[Any], budget: Budget, what: str, share: int,
+            limits: int | None = None) -> tuple[Any, list[str]]:
+        """One query, whole; if it runs out of its limit, split by transition (:meth:`_split`,
+        within ``limits``).  Returns the result and the unsat core's literal names.  A query
+        that ran out whole once (the same ``what``) is split at once from then on."""
+        if what in self.split_first:
+            return self._split(assumptions, budget, what, share, limits)
+        res = budget.check(self.sol, *assumptions, what=what, share=share)
+        core = [str(lit) for lit in self.sol.unsat_core()] if res == z3.unsat else []
+        if res == z3.unknown and not budget.cut:
+            self.split_first.add(what)
+            res, core = self._split(assumptions, budget, what, share, limits)
+        return res, core
+
+    def _split(self, assumptions: Sequence[Any], budget: Budget, what: str, share: int,
+               limits: int | None = None) -> tuple[Any, list[str]]:
+        """The same query, one transition of the last step at a time.
+
+        Unsat when every transition's query is (the core is the union of theirs); sat at the
+        first that is (its model is the solver's); unknown if one is, or the split's total
+        limit (``limits`` times the budget's; :data:`SPLIT_RLIMITS`, read at the call, if
+        None) is spent."""
+        limits = SPLIT_RLIMITS if limits is None else limits
+        act, spent, core = self.un.acts[self.k], 0, set()
+        for i, action in enumerate(self.enc.actions):
+            # A transition proved before with assumptions still made is not asked again
+            # (facts only grow; the invariants its core named are still live).
+            known = self.split_cores.get((what, i))
+            if known is not None and self.still_live(known):
+                core |= known
+                continue
+            if spent >= limits * budget.rlimit:
+                return z3.unknown, []
+            res = budget.check(self.sol, *assumptions, act == i, what=f"{what} [{action.verb} #{i}]", share=share)
+            spent += budget.queries[-1][2]
+            if res != z3.unsat:
+                return res, []
+            mine = {str(lit) for lit in self.sol.unsat_core() if not lit.eq(act == i)}
+            self.split_cores[(what, i)] = mine
+            core |= mine
+        return z3.unsat, sorted(core)
+
+    def _core(self, names: Sequence[str]) -> list[str]:
+        rules = sorted({f"CR {self.enc.en_cr[n[3:]]} ({n[3:]})" for n in names if n.startswith("en:")})
+        facts = sorted(n[5:] for n in names if n.startswith("fact:"))
+        invs = sorted(n[4:] for n in names if n.startswith("inv:"))
+        joint = sorted(n[4:] for n in names if n.startswith("hyp:"))
+        return rules + ([f"proved {', '.join(facts)}"] if facts else []) + \
+            ([f"proved together with {', '.join(joint)}"] if joint else []) + [f"invariant {n}" for n in invs]

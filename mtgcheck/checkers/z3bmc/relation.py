@@ -1,0 +1,259 @@
+"""The transition relation of one configuration, derived from the one spec (:class:`Encoding`)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import z3
+
+from mtgcheck.model.actions import Action, catalogue
+from mtgcheck.model.config import Config
+from mtgcheck.model.logic import And, Implies, symbolic
+from mtgcheck.model.state import FIELDS, State, equal_states, flat, symbolic_state
+from mtgcheck.properties.base import Property
+
+
+def If_(c: Any) -> Any:
+    return z3.If(c, 1, 0)
+
+
+def state_from_model(cfg: Config, model: z3.ModelRef, s: State) -> State:
+    vals: dict[str, Any] = {}
+    for f in FIELDS:
+        x = getattr(s, f)
+        ev = lambda t: model.eval(t, model_completion=True).as_long()  # noqa: E731
+        vals[f] = tuple(ev(t) for t in x) if isinstance(x, tuple) else ev(x)
+    return State(**vals)
+
+
+def raw_transitions(cfg: Config) -> list[tuple[Any, Any]]:
+    """Per transition of the catalogue, its guard conditions and its effect *before* the
+    state-based actions (``catalogue`` wraps every effect as ``settle(cfg, effect(s))``).
+
+    Settling is the same function after every transition, so the relation builds it once,
+    over an intermediate state, instead of once per transition (most of the build time).
+    Falls back to the settled effects (and no separate settle) if the catalogue's make-up
+    ever differs from this reading of it."""
+    ts = catalogue(cfg).transitions
+    try:
+        from mtgcheck.model.actions import gather
+
+        raw = list(gather(cfg))
+    except Exception:  # pragma: no cover - the model's internals moved
+        raw = []
+    if len(raw) == len(ts) and all(r.action == t.action and r.rule == t.rule for r, t in zip(raw, ts, strict=True)):
+        return [(t.conds, r.effect) for t, r in zip(ts, raw, strict=True)]
+    return []
+
+
+class SharedCompaction:
+    """While the relation is built, :func:`model.zones.compact` (the renumbering of library
+    and stack positions after a move, a pure function of ``zone``, ``pos``, ``ab_kind`` and
+    ``ab_pos``) is built once over template variables and instantiated by substitution at
+    each call: the same terms, built in Z3's C code instead of Python (it was most of the
+    build time, once per move of every transition).  It is handed to the model through the
+    hook the model declares for it (``zones.SHARED_COMPACT``), set on entry and cleared on
+    exit; concrete runs never read it."""
+
+    FIELDS = ("zone", "pos", "ab_kind", "ab_pos")
+
+    def __init__(self, cfg: Config) -> None:
+        self.cfg = cfg
+        self._shared: Any = None  # the substituting compact, once built (False: not applicable)
+        self._before: Any = None
+
+    def _prepare(self) -> Any:
+        """The substituting ``compact``, built on the first entry and kept, so that a reader
+        that enters again (the conformance check, one transition at a time) builds it once;
+        False when the model's function reads more than :attr:`FIELDS`."""
+        from mtgcheck.model import zones
+
+        t = symbolic_state(self.cfg, "compact")
+        out = zones.compact(self.cfg, t)
+        src = [x for f in self.FIELDS for x in getattr(t, f)]
+        res = {f: getattr(out, f) for f in ("pos", "ab_pos", "stack_size")}
+        allowed = {x.get_id() for x in src}
+        if any(v.get_id() not in allowed for v in _constants([_term(v) for v in res["pos"] + res["ab_pos"]]
+                                                                + [_term(res["stack_size"])])):
+            return False  # it reads more than those fields now: leave the model's function alone
+
+        def compact(cfg: Config, s: State) -> State | None:
+            if cfg is not self.cfg:
+                return None  # built for another configuration: the model builds its own
+            pairs = [(x, _term(y)) for x, y in zip(src, (y for f in self.FIELDS for y in getattr(s, f)), strict=True)]
+            sub = (lambda v: z3.substitute(v, *pairs))  # noqa: E731
+            return s.replace(pos=tuple(map(sub, res["pos"])), ab_pos=tuple(map(sub, res["ab_pos"])),
+                             stack_size=sub(_term(res["stack_size"])))
+
+        return compact
+
+    def __enter__(self) -> "SharedCompaction":
+        from mtgcheck.model import zones
+
+        if self._shared is None:
+            self._shared = self._prepare()
+        self._before = zones.SHARED_COMPACT[0]
+        if self._shared is not False:
+            zones.SHARED_COMPACT[0] = self._shared
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        from mtgcheck.model import zones
+
+        zones.SHARED_COMPACT[0] = self._before
+
+
+def _constants(terms: Sequence[Any]) -> list[Any]:
+    """The uninterpreted constants (state variables) the terms read."""
+    seen: set[int] = set()
+    out, todo = [], list(terms)
+    while todo:
+        t = todo.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out.append(t)
+        todo.extend(t.children())
+    return out
+
+
+def _term(v: Any) -> Any:
+    if isinstance(v, z3.ExprRef):
+        return v
+    return z3.IntVal(int(v))
+
+
+@dataclass
+class Encoding:
+    """The transition relation of one configuration, over template states ``a`` (before),
+    ``m`` (after the action, before the state-based actions) and ``b`` (after).
+
+    One action variable ``act`` says which transition is taken.  ``m`` is the frame form:
+    each entry of ``m`` is the entry of ``a`` unless a transition that writes it is taken
+    (an ``If`` chain over the transitions writing it, grouped by the value they write);
+    ``b = settle(m)`` is built once.  ``rels``/``guards`` give the per-transition reading
+    (``T_i(a, b) = guard_i(a) & b == settle(effect_i(a))``) for the callers that need it."""
+
+    cfg: Config
+    init: State
+    a: State
+    b: State
+    actions: list[Action]
+    rules: list[str]
+    en: dict[str, Any]  # condition id -> enable literal
+    en_cr: dict[str, str]
+    build_seconds: float
+    guards: list[Any] = field(default_factory=list)
+    m: State | None = None
+    act: Any = None
+    step_rel: Any = None  # the whole relation over (a, m, b, act)
+    raw: list[State] = field(default_factory=list)  # per transition, effect_i(a) before settling
+    settled: State | None = None  # settle(m)
+    _props: dict[str, list[Any]] = field(default_factory=dict)
+    _rels: list[Any] | None = None
+
+    @classmethod
+    def build(cls, cfg: Config, init: State) -> "Encoding":
+        t0 = time.monotonic()
+        from mtgcheck.model.settle import settle
+
+        split = raw_transitions(cfg)
+        ts = catalogue(cfg).transitions
+        with symbolic(), SharedCompaction(cfg):
+            a, b = symbolic_state(cfg, "a"), symbolic_state(cfg, "b")
+            m = symbolic_state(cfg, "m") if split else b
+            act = z3.Int("act")
+            en: dict[str, Any] = {}
+            en_cr: dict[str, str] = {}
+            actions, rules, guards, raw = [], [], [], []
+            for i, t in enumerate(ts):
+                conds = split[i][0] if split else t.conds
+                parts = []
+                for c in conds:
+                    lit = en.setdefault(c.id, z3.Bool(f"en:{c.id}"))
+                    en_cr[c.id] = c.cr
+                    parts.append(Implies(lit, c.test(a)))
+                guard = And(*parts)
+                guards.append(z3.BoolVal(guard) if isinstance(guard, bool) else guard)
+                raw.append((split[i][1] if split else t.effect)(a))
+                actions.append(t.action)
+                rules.append(t.rule)
+            n = len(ts)
+            parts = [act >= 0, act < n]
+            parts += [z3.Implies(act == i, g) for i, g in enumerate(guards) if not z3.is_true(g)]
+            fa, fm = flat(a), flat(m)
+            flat_raw = [flat(e) for e in raw]
+            for j, (x, y) in enumerate(zip(fa, fm, strict=True)):
+                groups: dict[int, tuple[Any, list[int]]] = {}
+                for i in range(n):
+                    v = _term(flat_raw[i][j])
+                    if v.eq(x):
+                        continue  # the frame: transition i leaves this entry as it was
+                    groups.setdefault(v.get_id(), (v, []))[1].append(i)
+                rhs = x
+                for v, idx in reversed(list(groups.values())):
+                    rhs = z3.If(z3.Or([act == i for i in idx]) if len(idx) > 1 else act == idx[0], v, rhs)
+                parts.append(y == rhs)
+            settled = None
+            if split:
+                settled = settle(cfg, m)
+                parts.append(equal_states(b, settled))
+            step_rel = z3.And(parts)
+        return cls(cfg, init, a, b, actions, rules, en, en_cr, time.monotonic() - t0, guards=guards,
+                   m=m if split else None, act=act, step_rel=step_rel, raw=raw, settled=settled)
+
+    @property
+    def rels(self) -> list[Any]:
+        """Per transition: ``guard_i(a) & b == settle(effect_i(a))`` (built on first use)."""
+        if self._rels is None:
+            out = []
+            with symbolic():
+                for g, e in zip(self.guards, self.raw, strict=True):
+                    if self.m is not None:
+                        after = z3.substitute(equal_states(self.b, self.settled), *zip(flat(self.m), map(_term, flat(e)), strict=True))
+                    else:
+                        after = equal_states(self.b, e)
+                    out.append(z3.And(g, after))
+            self._rels = out
+        return self._rels
+
+    def prop_terms(self, p: Property) -> list[Any]:
+        """Per transition, the property over (a, t, b) (transition kind) or over b (state)."""
+        if p.id not in self._props:
+            with symbolic():
+                if p.kind == "state":
+                    term = p.pred(self.cfg, self.b)
+                    self._props[p.id] = [z3.BoolVal(term) if isinstance(term, bool) else term]
+                else:
+                    ts = catalogue(self.cfg).transitions
+                    out = []
+                    for t in ts:
+                        term = p.pred(self.cfg, self.a, t, self.b)
+                        out.append(z3.BoolVal(term) if isinstance(term, bool) else term)
+                    self._props[p.id] = out
+        return self._props[p.id]
+
+    def violation_term(self, p: Property) -> Any:
+        """A transition property fails on the step from ``a`` to ``b`` under ``act``: one
+        disjunct per distinct predicate, guarded by the transitions whose predicate it is (no
+        guard if it is every transition's: ``act``'s range is part of the relation).  A
+        predicate that reads only the states, not the transition (``object-ids-fresh``), is the
+        same term for every transition: one negation instead of one per transition.  On
+        ``flashback``, BMC of the 22 properties to depth 8 (states constrained, the closing
+        aside) took 48-52 s where the per-transition disjunction took 66-81 s."""
+        terms = self.prop_terms(p)
+        groups: dict[int, tuple[Any, list[int]]] = {}
+        for i, term in enumerate(terms):
+            if not z3.is_true(term):
+                groups.setdefault(term.get_id(), (term, []))[1].append(i)
+        return z3.Or([z3.Not(term) if len(idx) == len(terms) else
+                      z3.And(z3.Or([self.act == i for i in idx]), z3.Not(term))
+                      for term, idx in groups.values()] or [z3.BoolVal(False)])
+
+    def state_term(self, p: Property, s: State) -> Any:
+        with symbolic():
+            term = p.pred(self.cfg, s)
+        return z3.BoolVal(term) if isinstance(term, bool) else term
