@@ -8,7 +8,7 @@ from typing import Any
 from .vocabulary import Cond
 from .config import Config
 from .logic import And, Count, If, Or, at, first
-from .state import MAIN1, MAIN2, P_NONE, State
+from .state import MAIN1, MAIN2, P_NONE, STACK, State
 
 
 def n_in_game(s: State) -> Any:
@@ -59,6 +59,14 @@ def ask_choice(s: State, when: Any, kind: int, p: Any, src: Any) -> State:
                      pending_src=If(when, src, s.pending_src))
 
 
+def resolution_waits(cfg: Config, s: State) -> Any:
+    """A spell on the stack is resolving and waits for the choice its effect asks (the pending
+    choice's source is on the stack): CR 608.2c, its instructions are followed in order, and no
+    player receives priority, so no state-based action is checked (CR 704.3, 117.5) until the
+    choice is made.  A choice asked by a permanent's trigger or by the legend rule is not one."""
+    return And(s.pending != P_NONE, Or(*[And(s.pending_src == j, s.zone[j] == STACK) for j in range(cfg.n)]))
+
+
 def clear_choice(s: State) -> State:
     """The choice has been made (or its object is gone): nothing is pending."""
     return s.replace(pending=P_NONE, pending_player=-1, pending_src=-1)
@@ -105,4 +113,4 @@ def _sorcery_timing(p: int, cr: str, what: str) -> tuple[Cond, ...]:
 
 __all__ = ["n_in_game", "next_in_game", "receiver_of_priority", "acting", "sorcery_timing", "is_main_phase",
            "game_on", "no_choice_pending", "has_priority", "player_in_game", "pending_cond", "ask_choice",
-           "clear_choice", "And", "If"]
+           "clear_choice", "resolution_waits", "And", "If"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 
 from .vocabulary import Action, Cond, Transition
-from .common import ask_choice, game_on, next_in_game, player_in_game, receiver_of_priority
+from .common import ask_choice, game_on, next_in_game, player_in_game, receiver_of_priority, resolution_waits
 from .config import Config
 from .logic import And, If, Not, Or, Sum, is_sym, put
 from .state import ABILITY_RESET, AB_NONE, AB_PLANESWALK, OUTSIDE, P_NONE, State
@@ -22,6 +22,14 @@ def leave_game(cfg: Config, s: State, p: int, leaving: Sequence[Any] = ()) -> St
     time as ``p`` (players who lose together by state-based actions, CR 704.3).
     """
     passes = passes_after_leaving(cfg, s, p)
+    # A choice the leaving player had to make is gone with them.  If it was asked by a spell
+    # still resolving (theirs: it ceases to exist with them), that resolution is over:
+    # CR 117.3b / 800.4j, the active player (or, if they have left, the next player in turn
+    # order) gets priority, after a new round of passes.  A choice asked by a state-based action
+    # (the legend rule) or by a trigger waiting for its target comes before a player receives
+    # priority: CR 117.5, that player still gets it (or the next one, below, if they leave).
+    mine = s.pending_player == p
+    ended = And(mine, resolution_waits(cfg, s))
     if cfg.planechase:
         # CR 800.4p / 901.6: if the planar controller would leave, the next player in turn
         # order who wouldn't leave (neither ``p`` nor a player leaving with them) becomes
@@ -39,12 +47,8 @@ def leave_game(cfg: Config, s: State, p: int, leaving: Sequence[Any] = ()) -> St
     A = cfg.ability_slots
     gone = [And(s.ab_kind[k] != AB_NONE, s.ab_ctrl[k] == p) for k in range(A)]
     s = _drop_abilities(cfg, s, gone)
-    # A choice the leaving player had to make is gone with the object that asked for it.
-    mine = s.pending_player == p
-    passes = If(mine, 0, passes)  # a resolution ended: CR 117.3b, a new round of passes
-    # CR 117.3b / 800.4j: the resolution it was part of is over, so the active player (or, if
-    # they have left, the next player in turn order) gets priority.
-    priority = If(mine, receiver_of_priority(cfg, s), s.priority)
+    passes = If(ended, 0, passes)
+    priority = If(ended, receiver_of_priority(cfg, s), s.priority)
     s = ask_choice(s, mine, P_NONE, -1, -1).replace(priority=priority)
     if cfg.planechase:
         from .planechase import remove_planes_of, turn_top_face_up

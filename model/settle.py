@@ -3,16 +3,45 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from .config import Config
-from .logic import And, If, Or
-from .state import BATTLEFIELD, GRAVEYARD, State, branch
+from .common import clear_choice
+from .logic import And, If, Not, Or
+from .state import BATTLEFIELD, GRAVEYARD, P_NONE, State, branch
 from .legend import ask_legend_choice
 from .zones import move
 
 
 def settle(cfg: Config, s: State) -> State:
-    """Apply the state-based actions the pool needs, then end the game if one player is left."""
+    """After every action: drop a pending choice no answer can satisfy any more, apply the
+    state-based actions the pool needs (unless a resolving spell waits for a choice), then end
+    the game if one player is left."""
+    from .common import n_in_game, resolution_waits
+
+    # CR 603.3d: a choice that has no legal answer left (the only spell a trigger could target
+    # has left the game, CR 800.4a) is not made: the trigger is removed, and play goes on.
+    s = branch(And(s.pending != P_NONE, Not(answerable(cfg, s))), lambda s=s: clear_choice(s), lambda s=s: s)
+    # CR 704.3 / 117.5: state-based actions are checked only when a player would receive
+    # priority, never in the middle of a resolution (CR 608.2c: a spell waiting for its
+    # player's choice, after a draw from an empty library say, goes on resolving first).
+    s = branch(resolution_waits(cfg, s), lambda s=s: s, lambda s=s: state_based_actions(cfg, s))
+    # CR 104.2a: a player still in the game when all opponents have left wins; nothing more happens.
+    return s.replace(game_over=If(n_in_game(s) <= 1, 1, s.game_over))
+
+
+def answerable(cfg: Config, s: State) -> Any:
+    """Some ``choose`` of the catalogue is enabled: the pending choice has a legal answer.
+
+    Read from the catalogue's own guards (the rule set's, mutants' conditions dropped), so
+    that what counts as an answer is exactly what ``choose`` accepts."""
+    from .actions import catalogue
+
+    return Or(*[And(*[c.test(s) for c in t.conds]) for t in catalogue(cfg).transitions if t.action.verb == "choose"])
+
+
+def state_based_actions(cfg: Config, s: State) -> State:
+    """The state-based actions of the pool (CR 704.5), checked all at once (CR 704.3)."""
     # CR 704.5g: a creature with lethal damage marked on it is destroyed.
     # Toughness is the printed one raised by "until end of turn" bonuses (CR 613.4c: prowess).
     creatures = _creatures(cfg)
@@ -32,10 +61,7 @@ def settle(cfg: Config, s: State) -> State:
         # CR 800.4a: in multiplayer, a player who loses leaves the game (CR 901.6: the planar
         # controller's successor is a player who doesn't leave with them).
         s = branch(loses[p], lambda s=s, p=p: leave_game(cfg, s, p, loses), lambda s=s: s)
-    # CR 104.2a: a player still in the game when all opponents have left wins; nothing more happens.
-    from .common import n_in_game
-
-    return s.replace(game_over=If(n_in_game(s) <= 1, 1, s.game_over))
+    return s
 
 
 @lru_cache(maxsize=64)
