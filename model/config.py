@@ -47,6 +47,7 @@ EFFECT_CLAUSES: dict[str, str] = {
     "planechase.face-down-loses-counters": "901.7a",
     "planechase.one-extra-turn-per-chaos": "500.7",  # Otaria's chaos: one extra turn each
     "planechase.roll-cost-rises": "116.2i",  # the N-th extra roll in a turn costs N
+    "settle.unanswerable-choice-removed": "603.3d",  # a choice with no legal answer left is removed
     "turns.planar-control-follows-turn": "901.6",
     "turns.skip-left-player": "800.4p",  # a player who left takes no turn
     "zones.fresh-oid": "400.7",  # a new object on every zone change

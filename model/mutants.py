@@ -20,11 +20,14 @@ class Mutant:
     disabled: frozenset[str]
     position: str  # a name in mtgcheck.configs.SMALL
     variant: str | None = None
+    #: How deep Z3's BMC looks for the kill: its shortest run that breaks a property is this long
+    #: (six actions serve every mutant but the dead end, which takes seven to set up).
+    depth: int = 6
 
 
 def _m(id_: str, cr: str, breaks: str, disabled: tuple[str, ...], position: str,
-       variant: str | None = None) -> Mutant:
-    return Mutant(id_, cr, breaks, frozenset(disabled), position, variant)
+       variant: str | None = None, depth: int = 6) -> Mutant:
+    return Mutant(id_, cr, breaks, frozenset(disabled), position, variant, depth)
 
 
 MUTANTS: tuple[Mutant, ...] = (
@@ -72,6 +75,8 @@ MUTANTS: tuple[Mutant, ...] = (
        ("leaving.owned-cards-kept-outside",), "break-bolt"),
     _m("object-id-kept", "400.7", "a card that changes zones keeps its object id",
        ("zones.fresh-oid",), "break-bolt"),
+    _m("unanswerable-choice-kept", "603.3d", "a pending choice whose last candidate left the game stays pending",
+       ("settle.unanswerable-choice-removed",), "break-aven", depth=7),
     _m("stack-not-renumbered", "405.2", "stack positions are not renumbered when objects leave",
        ("zones.stack-renumbered",), "break-bolt"),
 )

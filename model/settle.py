@@ -21,7 +21,9 @@ def settle(cfg: Config, s: State) -> State:
 
     # CR 603.3d: a choice that has no legal answer left (the only spell a trigger could target
     # has left the game, CR 800.4a) is not made: the trigger is removed, and play goes on.
-    s = branch(And(s.pending != P_NONE, Not(answerable(cfg, s))), lambda s=s: clear_choice(s), lambda s=s: s)
+    # Mutant clause "settle.unanswerable-choice-removed": the choice stays, and the game is stuck.
+    if cfg.on("settle.unanswerable-choice-removed"):
+        s = branch(And(s.pending != P_NONE, Not(answerable(cfg, s))), lambda s=s: clear_choice(s), lambda s=s: s)
     # CR 704.3 / 117.5: state-based actions are checked only when a player would receive
     # priority, never in the middle of a resolution (CR 608.2c: a spell waiting for its
     # player's choice, after a draw from an empty library say, goes on resolving first).

@@ -160,8 +160,16 @@ COUNTER = _conf("break-counter", Position(
     cards=(C("twice", "Think Twice", 0, "graveyard"), C("counter", "Counterspell", 1, "hand"),
            *_libs(2, 1))), max_turn=1)
 
+# Three players: player 0's Lightning Bolt, player 1's Aven Interrupter (flash) to target it, so the
+# only spell its trigger could target can leave the game with its controller (CR 603.3d, 800.4a);
+# no library: no run of the checks reaches the next draw step.
+AVEN = _conf("break-aven", Position(
+    players=3, turn=1, active=0, step="main1", life=(20, 20, 20), mana=(1, 3, 0),
+    cards=(C("bolt", "Lightning Bolt", 0, "hand"), C("aven", "Aven Interrupter", 1, "hand"))),
+    max_turn=1, depth=8)
+
 SMALL: dict[str, CheckConfig] = {c.name: c for c in (PLOT, LUCK, RITES, FLASHBACK, HAND_FLASHBACK, BOLT, OTARIA,
-                                                     TALLY, EXTRA_TURN, COUNTER)}
+                                                     TALLY, EXTRA_TURN, COUNTER, AVEN)}
 
 
 # --- configuration files (format mtgcheck.config/1, docs/config.md) ---------------------

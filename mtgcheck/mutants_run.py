@@ -27,7 +27,7 @@ class Kill:
 
 def run_one(m: Mutant, checker: str, seed: int, timeout: float) -> Kill:
     conf = SMALL[m.position]
-    opts = Options(depth=6, timeout=timeout, seed=seed, rules=RuleSet("mutant", m.id), induction=False,
+    opts = Options(depth=m.depth, timeout=timeout, seed=seed, rules=RuleSet("mutant", m.id), induction=False,
                    first_violation=True)
     t0 = time.monotonic()
     vs = run_unit(checker, conf, [p.id for p in PROPERTIES], opts)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from mtgcheck.model.common import is_main_phase
-from mtgcheck.model.logic import And, Count, Implies, Not, Or, live
+from mtgcheck.model.logic import And, Count, Implies, Not, Or, is_sym, live
 from mtgcheck.model.state import (BATTLEFIELD, EXILE, FLASHBACK, FREE, GRAVEYARD, NORMAL, OUTSIDE, PL_DECK,
                                   PLOTTED, STACK)
 
@@ -199,6 +199,24 @@ def fresh_ids(cfg, s, t, s2):  # type: ignore[no-untyped-def]
                  for j in range(cfg.n)])
 
 
+def game_goes_on(cfg, s):  # type: ignore[no-untyped-def]
+    """No dead end: unless the game is over, some player has a legal action other than leaving.
+
+    CR 117.3 / 117.4: some player holds priority and may pass, or a choice waits for a player
+    who can answer it (CR 608.2c; one with no answer is removed, 603.3d); a player who has
+    left the game no longer holds up anyone (800.4a), and the last one left wins (104.2a).
+    The disjunction is the catalogue's own guards (the rule set's, mutants' too), so "legal"
+    means exactly what ``legal_actions`` lists: on a concrete state the catalogue's compiled
+    guard tree answers, on a symbolic one the same conditions are built as terms.
+    """
+    from mtgcheck.model.actions import catalogue
+
+    cat = catalogue(cfg)
+    if not is_sym(s.game_over):
+        return s.game_over == 1 or any(cat.transitions[i].action.verb != "leave" for i in cat.enabled(s))
+    return Or(s.game_over == 1, *[And(*[c.test(s) for c in t.conds]) for t in cat.transitions if t.action.verb != "leave"])
+
+
 P = Property
 PROPERTIES: tuple[Property, ...] = (
     P("plot-only-main-phase-empty-stack", ("702.170a",), "A card is plotted only during its owner's main phase with an empty stack.",
@@ -251,6 +269,9 @@ PROPERTIES: tuple[Property, ...] = (
       lambda c, s: s.stack_size > 0),
     P("object-ids-fresh", ("400.7",), "A card that changes zones gets a fresh object id.", "transition", fresh_ids,
       lambda c, s, t, s2: Or(*[s.zone[j] != s2.zone[j] for j in range(c.n)])),
+    P("no-deadlock", ("117.3", "117.4", "603.3d", "800.4a", "104.2a"),
+      "Unless the game is over, some player has a legal action other than leaving the game.", "state", game_goes_on,
+      lambda c, s: s.game_over == 0),
 )
 
 BY_ID = {p.id: p for p in PROPERTIES}

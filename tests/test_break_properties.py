@@ -37,7 +37,7 @@ HARD = 1000  # for breaks that need a longer random walk (a game ends early when
 GRAPH_TIMEOUT = 20.0
 
 
-from mtgcheck.configs import (BOLT, EXTRA_TURN, FLASHBACK, HAND_FLASHBACK, LUCK, OTARIA,  # noqa: E402
+from mtgcheck.configs import (AVEN, BOLT, EXTRA_TURN, FLASHBACK, HAND_FLASHBACK, LUCK, OTARIA,  # noqa: E402
                               PLOT, RITES, TALLY)
 
 
@@ -120,6 +120,10 @@ BREAKS: tuple[Break, ...] = (
        why="(hook) cast Lightning Bolt: its stack position is never renumbered"),
     _b("object-ids-fresh", BOLT, ("zones.fresh-oid",), shortest=1,
        why="(hook) cast Lightning Bolt: the card on the stack keeps its object id"),
+    _b("no-deadlock", AVEN, ("settle.unanswerable-choice-removed",), shortest=7,
+       why="(hook) Bolt, pass, Aven Interrupter, pass, pass, pass, then Bolt's controller concedes: "
+           "the trigger's target choice stays pending with no candidate, and nobody can act",
+       examples=HARD),
 )
 BY_PROP = {b.prop: b for b in BREAKS}
 # Breaks cheap enough for Z3 in the default run (each builds its own transition relation).
