@@ -204,6 +204,7 @@ class _Spread(Exploration):
     """The exploration of a distributed search: its figures, not its graph."""
 
     distinct_edges: int = 0
+    partition_states: list[int] = field(default_factory=list)  # the states each partition holds
 
     @property
     def edges(self) -> int:
@@ -261,6 +262,7 @@ def check(client: Any, conf: CheckConfig, props: Sequence[Property], *, timeout:
     witnessed = {p.id: 0 for p in props}
     fired = [0] * len(transitions)
     total = edges = depth = level = 0
+    held = [0] * P
     overflow, complete = False, True
     edge_rounds: list[Round] = []  # the expanding side of this round (none for the first state)
     while True:
@@ -270,6 +272,7 @@ def check(client: Any, conf: CheckConfig, props: Sequence[Property], *, timeout:
         if not any(r.new for r in rounds):
             break
         total += sum(r.new for r in rounds)
+        held = [h + r.new for h, r in zip(held, rounds, strict=True)]
         overflow |= any(r.overflow for r in rounds)
         depth = level
         if (first_violation and found and level >= min(d for d, _ in found.values())) or (
@@ -296,7 +299,8 @@ def check(client: Any, conf: CheckConfig, props: Sequence[Property], *, timeout:
                 return path[::-1]
             path.append(transitions[ti].action)
 
-    ex = _Spread(cfg, StateCount(total), complete=complete, depth=depth, distinct_edges=edges)
+    ex = _Spread(cfg, StateCount(total), complete=complete, depth=depth, distinct_edges=edges,
+                partition_states=held)
     ex.fixpoint = max_turn is None and complete and not overflow
     ex.backend_note = f"the interpreter, {P} partitions over {len(workers)} Dask workers"
     violated = {pid: (d, trace(at)) for pid, (d, at) in found.items()}
@@ -325,3 +329,29 @@ def _tally(client: Any, on: Callable[..., Any], state: list[Any], level: int, ro
                 witnessed[pid] += c
         for pid, (_, at) in firsts.items():
             found[pid] = (level, at)
+
+
+def runner(executor: Any, opts: Any) -> Callable[[CheckConfig, Sequence[str]], list[Verdict]] | None:
+    """How ``mtgcheck check`` runs a graph unit when its executor is a Dask cluster and the
+    search is ``--exhaustive``: one search across every worker, driven from the main process
+    (:func:`check`), instead of one whole search on one worker.  None otherwise."""
+    client = getattr(executor, "client", None)
+    if client is None or not opts.exhaustive:
+        return None
+    if opts.export_dir:
+        from mtgcheck.errors import UsageError
+
+        raise UsageError("--export-graph: the graph of a search spread over a Dask cluster (--scheduler with "
+                         "--exhaustive) stays on its workers; export it from a local run")
+
+    def run(conf: CheckConfig, prop_ids: Sequence[str]) -> list[Verdict]:
+        from mtgcheck.properties.catalogue import BY_ID
+
+        t0 = time.monotonic()
+        out, _ = check(client, conf, [BY_ID[p] for p in prop_ids], timeout=opts.timeout, variant=opts.rules.variant,
+                       disabled=opts.rules.disabled, first_violation=opts.first_violation)
+        for v in out:
+            v.stats["unit_seconds"] = round(time.monotonic() - t0, 2)
+        return out
+
+    return run
