@@ -88,10 +88,10 @@ def test_a_partition_that_drops_states_is_caught(client: Any, monkeypatch: pytes
     this process, so the patched partition runs there)."""
     settle = ds._settle
 
-    def lossy(part: Any, done: Any, sender: Any, *buckets: Any) -> Any:
+    def lossy(part: Any, number: int, done: Any, sender: Any, *buckets: Any) -> Any:
         if part.me == 1:
             buckets = tuple(b[1:] for b in buckets)
-        return settle(part, done, sender, *buckets)
+        return settle(part, number, done, sender, *buckets)
 
     monkeypatch.setattr(ds, "_settle", lossy)
     local, lex, spread, sex = _both(client, SMALL["break-bolt"])

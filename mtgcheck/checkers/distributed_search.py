@@ -81,6 +81,7 @@ class Setup:
 class Round:
     """What one partition reports of one round (a BFS level): small, sent to the driver."""
 
+    number: int = 0  # the round: the depth of the states it finds
     new: int = 0  # states first seen this round (owner side)
     fired: list[int] = field(default_factory=list)  # per transition (expander side)
     edges: int = 0  # distinct (source, target) pairs out of the expanded states
@@ -110,14 +111,14 @@ class Partition:
         self.numbers: dict[State, int] = {}  # the visited set: canonical key -> number here
         self.parents: list[tuple[int, int, int]] = []  # number -> (partition, number, transition) or -1s
         self.level: list[tuple[int, int, State]] = []  # (order, number, state) of this level, by order
-        self.events: dict[str, list[int]] = {}  # property -> this round's witness events (orders)
+        self.events: dict[int, dict[str, list[int]]] = {}  # round -> property -> witness events (orders)
 
     def note(self, r: Round, pid: str, order: int, w: bool, ok: bool, where: tuple[int, int, int]) -> None:
         """One outcome of a property on an edge or a new state (``order``: its place in the
         local search's order of this level)."""
         if w:
             r.witnesses[pid] = r.witnesses.get(pid, 0) + 1
-            self.events.setdefault(pid, []).append(order)
+            self.events.setdefault(r.number, {}).setdefault(pid, []).append(order)
         if not ok and (pid not in r.violations or order < r.violations[pid][0]):
             r.violations[pid] = (order, where)
 
@@ -126,13 +127,14 @@ def _start(setup: Setup, index: int) -> Partition:
     return Partition(setup, index)
 
 
-def _expand(part: Partition, done: frozenset[str], *orders: list[int]) -> tuple[Any, ...]:
+def _expand(part: Partition, number: int, done: frozenset[str], *orders: list[int]) -> tuple[Any, ...]:
     """Expand this partition's part of the level: every successor sorted into its owner's
     bucket (the first candidate per key, by order, kept), the edges' property outcomes noted.
     ``orders``: every partition's sorted orders of the level, for the dense ranks."""
     setup, T, P = part.setup, len(part.transitions), part.setup.parts
-    r = Round(fired=[0] * T)
-    part.events = {}
+    r = Round(number, fired=[0] * T)
+    for old in [n for n in part.events if n < number - 1]:  # the driver has counted them
+        del part.events[old]
     buckets: list[dict[State, tuple[int, State, int, int]]] = [{} for _ in range(P)]
     for order, number, s in part.level:
         if s.game_over or (setup.max_turn is not None and s.turn > setup.max_turn):
@@ -162,12 +164,12 @@ def _expand(part: Partition, done: frozenset[str], *orders: list[int]) -> tuple[
     return (*[[(k, o, None if s2 == k else s2, n, ti) for k, (o, s2, n, ti) in b.items()] for b in buckets], r)
 
 
-def _settle(part: Partition, done: frozenset[str], sender: Sequence[int],
+def _settle(part: Partition, number: int, done: frozenset[str], sender: Sequence[int],
             *buckets: list[tuple[State, int, State | None, int, int]]) -> tuple[Round, list[int]]:
     """Take this partition's buckets: a key not visited yet, by its first candidate, becomes
     a state of the next level (its parent kept, its state properties checked).  ``sender``:
     the partition each bucket came from.  Returns the round and the level's sorted orders."""
-    r = Round()
+    r = Round(number)
     first: dict[State, tuple[int, State, int, int, int]] = {}
     for src, bucket in zip(sender, buckets, strict=True):
         for k, o, s2, n, ti in bucket:
@@ -190,9 +192,10 @@ def _settle(part: Partition, done: frozenset[str], sender: Sequence[int],
     return r, [o for o, _, _ in part.level]
 
 
-def _witnessed_up_to(part: Partition, limits: dict[str, int]) -> dict[str, int]:
-    """This round's witness events of each property up to (and with) its first violation."""
-    return {pid: sum(1 for o in part.events.get(pid, ()) if o <= lim) for pid, lim in limits.items()}
+def _witnessed_up_to(part: Partition, number: int, limits: dict[str, int]) -> dict[str, int]:
+    """A round's witness events of each property up to (and with) its first violation."""
+    events = part.events.get(number, {})
+    return {pid: sum(1 for o in events.get(pid, ()) if o <= lim) for pid, lim in limits.items()}
 
 
 def _parent(part: Partition, number: int) -> tuple[int, int, int]:
@@ -264,11 +267,20 @@ def check(client: Any, conf: CheckConfig, props: Sequence[Property], *, timeout:
     total = edges = depth = level = 0
     held = [0] * P
     overflow, complete = False, True
-    edge_rounds: list[Round] = []  # the expanding side of this round (none for the first state)
+    edge_rounds: list[Any] = []  # the expanding side of this round (none for the first state)
     while True:
-        settled = [on(q, _settle, state[q], frozenset(found), senders[q], *inbox[q]) for q in range(P)]
-        rounds: list[Round] = client.gather([on(q, operator.getitem, settled[q], 0) for q in range(P)])
-        _tally(client, on, state, level, edge_rounds + rounds, found, witnessed)
+        done = frozenset(found)
+        settled = [on(q, _settle, state[q], level, done, senders[q], *inbox[q]) for q in range(P)]
+        # The level's expansion starts while the driver reads the round (one wait per level): it
+        # is thrown away if the search stops here.
+        orders = [on(q, operator.getitem, settled[q], 1) for q in range(P)]
+        out = [on(p, _expand, state[p], level + 1, done, *orders) for p in range(P)]
+        got: list[Round] = client.gather([on(q, operator.getitem, settled[q], 0) for q in range(P)] + edge_rounds)
+        rounds = got[:P]
+        for r in got[P:]:
+            fired = [a + b for a, b in zip(fired, r.fired, strict=True)]
+            edges += r.edges
+        _tally(client, on, state, level, got, found, witnessed)
         if not any(r.new for r in rounds):
             break
         total += sum(r.new for r in rounds)
@@ -279,14 +291,9 @@ def check(client: Any, conf: CheckConfig, props: Sequence[Property], *, timeout:
                 max_states is not None and total >= max_states) or time.monotonic() - t0 > timeout:
             complete = False
             break
-        orders = [on(q, operator.getitem, settled[q], 1) for q in range(P)]
-        out = [on(p, _expand, state[p], frozenset(found), *orders) for p in range(P)]
         inbox = [[on(p, operator.getitem, out[p], q) for p in range(P)] for q in range(P)]
         senders = [list(range(P)) for _ in range(P)]
-        edge_rounds = client.gather([on(p, operator.getitem, out[p], P) for p in range(P)])
-        for r in edge_rounds:
-            fired = [a + b for a, b in zip(fired, r.fired, strict=True)]
-            edges += r.edges
+        edge_rounds = [on(p, operator.getitem, out[p], P) for p in range(P)]
         level += 1
 
     def trace(at: tuple[int, int, int]) -> list[Action]:
@@ -324,7 +331,7 @@ def _tally(client: Any, on: Callable[..., Any], state: list[Any], level: int, ro
                 witnessed[pid] += c
     if firsts:
         limits = {pid: o for pid, (o, _) in firsts.items()}
-        for counts in client.gather([on(q, _witnessed_up_to, state[q], limits) for q in range(len(state))]):
+        for counts in client.gather([on(q, _witnessed_up_to, state[q], level, limits) for q in range(len(state))]):
             for pid, c in counts.items():
                 witnessed[pid] += c
         for pid, (_, at) in firsts.items():
