@@ -69,7 +69,8 @@ def main() -> None:
                            "only); the cluster's worker processes on the same machine, its start not timed. "
                            "The spread search pays a few round trips per BFS level and pickles every "
                            "successor to its owner: on one machine it is slower, and it is meant for a "
-                           "position whose visited set does not fit one machine's memory.")
+                           "position whose visited set does not fit one machine's memory. One run of the "
+                           "planechase position (135,925 states, load 6-7): local 106 s, spread 335 s (3.2x).")
 
 
 if __name__ == "__main__":
