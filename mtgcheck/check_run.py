@@ -205,11 +205,22 @@ def run_check(checkers: Sequence[str], prop_ids: Sequence[str], configs: Sequenc
             if on_done:
                 on_done(u.checker, u.conf.name)
         return merge_shards([v for r in results for v in r])
+    # On a Dask cluster with --exhaustive, each graph search is spread over the whole cluster,
+    # driven from here (mtgcheck.checkers.distributed_search); the other units go to the workers.
+    from mtgcheck.checkers.distributed_search import runner
+
+    spread = runner(executor, opts)
     own = executor is None
     ex = executor or ProcessPoolExecutor(max_workers=jobs)
+    order = submission_order(units, expected)
     try:
         futs = {ex.submit(run_unit, units[i].checker, units[i].conf, units[i].prop_ids, opts, units[i].slots): i
-                for i in submission_order(units, expected)}
+                for i in order if spread is None or units[i].checker != "graph"}
+        for i in order if spread is not None else ():
+            if units[i].checker == "graph":
+                results[i] = spread(units[i].conf, units[i].prop_ids)
+                if on_done:
+                    on_done(units[i].checker, units[i].conf.name)
         for fut in as_completed(futs):
             results[futs[fut]] = fut.result()
             if on_done:
