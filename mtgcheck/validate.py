@@ -248,7 +248,7 @@ class Driver:
         self.engine.close()
 
     def play(self, setup: dict[str, Any], choose: Chooser, *, source: str = "",
-             probe: random.Random | None = None, steps: int | None = None) -> Trace:
+             probe: random.Random | None = None, steps: int | None = None, dealt: bool = False) -> Trace:
         """One trace: setup, then actions from ``choose`` until it says stop or they diverge.
 
         With ``probe`` (a generator) and an engine that does not list its actions, every step
@@ -256,12 +256,14 @@ class Driver:
         engine must refuse each (a refused probe changes nothing and is left out of the trace).
         ``steps`` bounds the actions (default ``max_steps``; a scripted trace passes its length + 1).
         Raises EngineRefused when the engine declines the position (not a divergence).
+        ``dealt``: the engine already holds the game it dealt (``setup`` is what it showed; mtgcheck.dealt).
         """
         tr = Trace(setup, source=source)
         se = Session.begin(setup, source=source or "(validate)", max_x=self.support.max_x)
         cfg, s = se.cfg, se.start
         try:
-            self.engine.setup(setup)
+            if not dealt:
+                self.engine.setup(setup)
             tr.divergence = self._compare(cfg, s, -1, None)
             for i in range(self.max_steps if steps is None else steps):
                 if tr.divergence is not None:
