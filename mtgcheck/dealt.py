@@ -18,11 +18,11 @@ from typing import Any, Callable
 
 from mtgcheck.engines.base import EngineError, EngineRefused
 from mtgcheck.engines.pipe import PipeEngine
-from mtgcheck.errors import MtgcheckError, OutputError
+from mtgcheck.errors import MtgcheckError
 from mtgcheck.model.actions import Action
 from mtgcheck.model.config import Config
 from mtgcheck.model.state import State
-from mtgcheck.validate import Driver, Report, counterexample_doc
+from mtgcheck.validate import Driver, Report
 
 #: Cards per deck and dealt to each hand: small enough for the model's card slots.
 DECK, HAND = 5, 2
@@ -91,15 +91,7 @@ def run(spec: str, *, budget: int, seed: int, store_dir: str | None, call_timeou
             if key not in first or len(tr.actions) < len(first[key].actions):
                 first[key] = tr
         for _key, tr in sorted(first.items()):
-            path, new = None, False
-            if store_dir is not None and rep.write_error is None:
-                from mtgcheck.store import store
-
-                try:
-                    path, new = store(store_dir, counterexample_doc(driver.info, tr, seed))
-                except OutputError as exc:
-                    rep.write_error = exc
-            rep.found.append((tr, path, new))
+            rep.keep(driver.info, tr, store_dir)
     finally:
         rep.steps = driver.steps
         rep.restarts = driver.restarts

@@ -651,6 +651,18 @@ class Report:
     #: The first divergence that could not be stored (the others are then not tried).
     write_error: OutputError | None = None
 
+    def keep(self, info: EngineInfo, tr: Trace, store_dir: str | None) -> None:
+        """Report a divergence, stored first (unless not storing, or a write already failed)."""
+        path, new = None, False
+        if store_dir is not None and self.write_error is None:
+            from mtgcheck.store import store
+
+            try:
+                path, new = store(store_dir, counterexample_doc(info, tr, self.seed))
+            except OutputError as exc:
+                self.write_error = exc
+        self.found.append((tr, path, new))
+
     def to_json(self) -> dict[str, Any]:
         def one(tr: Trace, p: Path | None, new: bool) -> dict[str, Any]:
             assert tr.divergence is not None
@@ -749,16 +761,7 @@ def run(spec: str, *, budget: int, seed: int, store_dir: str | None, scenario_fi
                         "missing": sorted(universe - set(fired)),
                         "fired": {r: fired.get(r, 0) for r in sorted(universe | set(fired))}}
         for _key, trs in sorted(kept.items()):
-            small = min((minimize(driver, tr) for tr in trs), key=_size)
-            path, new = None, False
-            if store_dir is not None and rep.write_error is None:
-                from mtgcheck.store import store
-
-                try:
-                    path, new = store(store_dir, counterexample_doc(driver.info, small, seed))
-                except OutputError as exc:
-                    rep.write_error = exc
-            rep.found.append((small, path, new))
+            rep.keep(driver.info, min((minimize(driver, tr) for tr in trs), key=_size), store_dir)
     finally:
         bar.stop()
         rep.steps = driver.steps
