@@ -561,10 +561,12 @@ def mutants(checkers: tuple[str, ...], mutant_ids: tuple[str, ...], seed: int, t
               help="Seconds an engine may take to answer one call before it counts as hung.")
 @click.option("--max-steps", type=click.IntRange(1, 500), default=30, show_default=True,
               help="Actions per generated game.")
+@click.option("--engine-deals", is_flag=True,
+              help="Games the engine shuffles and deals (for engines that cannot be set up; docs/engine-deals.md).")
 @_guard
 def validate(engine_spec: str, budget: int, seed: int, json_out: str | None, store_dir: str, no_store: bool,
              scenario_dirs: tuple[str, ...], no_default_scenarios: bool, max_faults: int, call_timeout: float,
-             max_steps: int) -> int:
+             max_steps: int, engine_deals: bool = False) -> int:
     """Differential testing: drive an engine and the rules through the same actions.
 
     Every divergence (legality, the list of legal actions, the position after a step, or
@@ -588,11 +590,17 @@ def validate(engine_spec: str, budget: int, seed: int, json_out: str | None, sto
     if Path(store_dir).is_dir():
         files += stored(store_dir)
     click.echo(f"validating --engine {engine_spec} (seed {seed}, budget {budget})", err=True)
-    rep = val.run(engine_spec, budget=budget, seed=seed, store_dir=None if no_store else store_dir,
-                  scenario_files=files, call_timeout=call_timeout, max_steps=max_steps, max_faults=max_faults,
-                  show_progress=sys.stderr.isatty() and not os.environ.get("CI"),
-                  progress=lambda m: click.echo(m, err=True),
-                  warn=lambda m: click.echo(f"mtgcheck: warning: {m}", err=True))
+    if engine_deals:
+        from mtgcheck import dealt
+
+        rep = dealt.run(engine_spec, budget=budget, seed=seed, store_dir=None if no_store else store_dir,
+                        call_timeout=call_timeout, max_steps=max_steps, progress=lambda m: click.echo(m, err=True))
+    else:
+        rep = val.run(engine_spec, budget=budget, seed=seed, store_dir=None if no_store else store_dir,
+                      scenario_files=files, call_timeout=call_timeout, max_steps=max_steps, max_faults=max_faults,
+                      show_progress=sys.stderr.isatty() and not os.environ.get("CI"),
+                      progress=lambda m: click.echo(m, err=True),
+                      warn=lambda m: click.echo(f"mtgcheck: warning: {m}", err=True))
     for tr, path, new in rep.found:
         d = tr.divergence
         assert d is not None

@@ -253,7 +253,7 @@ class Driver:
         self.engine.close()
 
     def play(self, setup: dict[str, Any], choose: Chooser, *, source: str = "",
-             probe: random.Random | None = None, steps: int | None = None) -> Trace:
+             probe: random.Random | None = None, steps: int | None = None, dealt: bool = False) -> Trace:
         """One trace: setup, then actions from ``choose`` until it says stop or they diverge.
 
         With ``probe`` (a generator) and an engine that does not list its actions, every step
@@ -261,12 +261,14 @@ class Driver:
         engine must refuse each (a refused probe changes nothing and is left out of the trace).
         ``steps`` bounds the actions (default ``max_steps``; a scripted trace passes its length + 1).
         Raises EngineRefused when the engine declines the position (not a divergence).
+        ``dealt``: the engine already holds the game it dealt (``setup`` is what it showed; mtgcheck.dealt).
         """
         tr = Trace(setup, source=source)
         se = Session.begin(setup, source=source or "(validate)", max_x=self.support.max_x)
         cfg, s = se.cfg, se.start
         try:
-            self.engine.setup(setup)
+            if not dealt:
+                self.engine.setup(setup)
             tr.divergence = self._compare(cfg, s, -1, None)
             for i in range(self.max_steps if steps is None else steps):
                 if tr.divergence is not None:
@@ -658,6 +660,18 @@ class Report:
     #: The first divergence that could not be stored (the others are then not tried).
     write_error: OutputError | None = None
 
+    def keep(self, info: EngineInfo, tr: Trace, store_dir: str | None) -> None:
+        """Report a divergence, stored first (unless not storing, or a write already failed)."""
+        path, new = None, False
+        if store_dir is not None and self.write_error is None:
+            from mtgcheck.store import store
+
+            try:
+                path, new = store(store_dir, counterexample_doc(info, tr, self.seed))
+            except OutputError as exc:
+                self.write_error = exc
+        self.found.append((tr, path, new))
+
     def to_json(self) -> dict[str, Any]:
         def one(tr: Trace, p: Path | None, new: bool) -> dict[str, Any]:
             assert tr.divergence is not None
@@ -756,16 +770,7 @@ def run(spec: str, *, budget: int, seed: int, store_dir: str | None, scenario_fi
                         "missing": sorted(universe - set(fired)),
                         "fired": {r: fired.get(r, 0) for r in sorted(universe | set(fired))}}
         for _key, trs in sorted(kept.items()):
-            small = min((minimize(driver, tr) for tr in trs), key=_size)
-            path, new = None, False
-            if store_dir is not None and rep.write_error is None:
-                from mtgcheck.store import store
-
-                try:
-                    path, new = store(store_dir, counterexample_doc(driver.info, small, seed))
-                except OutputError as exc:
-                    rep.write_error = exc
-            rep.found.append((small, path, new))
+            rep.keep(driver.info, min((minimize(driver, tr) for tr in trs), key=_size), store_dir)
     finally:
         bar.stop()
         rep.steps = driver.steps

@@ -1,7 +1,7 @@
 """Engine adapters: start an engine from an ``--engine SPEC``.
 
 ``cmd:COMMAND`` (JSON lines, any language), ``python:module:Class`` (in process),
-``phase`` (phase.rs through phase-python), ``model[:VARIANT|:mutant-ID]`` (the reference).
+``phase`` (phase.rs through phase-python), ``forge`` (Forge's WebAssembly build, a Node process), ``model[:VARIANT|:mutant-ID]`` (the reference).
 """
 
 from __future__ import annotations
@@ -150,7 +150,11 @@ def open_engine(spec: str, *, call_timeout: float = 10.0) -> Engine:
             raise EngineSpecError(f"--engine phase: phase-python is not installed ({exc}); "
                                   "pip install 'mtgcheck[phase]'") from None
         return InProcess(PhaseEngine, call_timeout=call_timeout)
-    raise EngineSpecError(f"--engine {spec}: expected cmd:COMMAND, python:MODULE:CLASS, phase or model[:VARIANT]")
+    if spec == "forge":
+        from mtgcheck.engines.forge import command
+
+        return PipeEngine(command(), call_timeout=call_timeout, start_timeout=120.0)
+    raise EngineSpecError(f"--engine {spec}: expected cmd:COMMAND, python:MODULE:CLASS, phase, forge or model[:VARIANT]")
 
 
 __all__ = ["Applied", "Engine", "EngineError", "EngineInfo", "EngineRefused", "EngineSpecError", "open_engine"]

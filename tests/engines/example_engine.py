@@ -20,15 +20,21 @@ a plotted card may be cast on the turn it became plotted (CR 702.170d: only on a
 ``plot-timing`` plotting ignores sorcery timing (CR 702.170a); ``x-free`` X may be above 0 on a
 plotted (free) cast (CR 107.3b); ``cast-how`` a card may be "cast plotted" from the hand
 (CR 702.170d: only a plotted card in exile); ``no-lose`` a player at 0 life stays in the game
-(CR 704.5a).  ``--no-list`` says ``lists_actions: false`` (the harness then compares only the
+(CR 704.5a); ``draw-bottom`` the draw of the turn takes the bottom card of the library (CR 121.1:
+the top card), which only a game whose library holds two cards or more shows.  ``--no-list`` says ``lists_actions: false`` (the harness then compares only the
 answers of ``apply``).  ``--log FILE`` appends each exchange to FILE as one JSON object
 ``{"request": ..., "reply": ...}`` per line.
+
+``deal`` (docs/engine-deals.md) is how an engine that cannot be set up starts a game: the
+request gives decks, the engine shuffles (here with the request's ``seed``, so that a deal
+replays) and deals ``hand`` cards to each player, and replies the position it dealt.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -61,7 +67,7 @@ CARDS = {"Slickshot Show-Off": CardDef(cost=2, plot=2, creature=True, toughness=
 SUPPORTS = {"cards": sorted(CARDS), "planes": [], "verbs": ["pass", "plot", "cast"], "hows": ["normal", "plotted"],
             "observe": ["zones", "plotted", "turn", "active", "step", "priority", "stack", "life", "mana",
                         "in_game", "game_over"], "players": [2], "max_x": 2, "lists_actions": True}
-BUGS = ("plotted-same-turn", "plot-timing", "x-free", "cast-how", "no-lose")
+BUGS = ("plotted-same-turn", "plot-timing", "x-free", "cast-how", "no-lose", "draw-bottom")
 
 
 @dataclass
@@ -256,7 +262,7 @@ class Game:
         self.mana[self.active] = self.mana_per_turn[self.active]
         lib = self.library[self.active]  # CR 504.1: the active player draws a card
         if lib:
-            self.move(self.cards[lib[0]], "hand")
+            self.move(self.cards[lib[-1] if "draw-bottom" in self.broken else lib[0]], "hand")
         else:
             self.drew_empty[self.active] = True
 
@@ -295,6 +301,21 @@ class Game:
                 "in_game": [p for p in range(self.n) if self.in_game[p]], "game_over": self.game_over}
 
 
+def deal(request: dict[str, Any]) -> dict[str, Any]:
+    """Shuffle each deck and deal ``hand`` cards from its top: the position, as a setup (libraries top first)."""
+    rnd = random.Random(request.get("seed"))
+    cards = []
+    for p, deck in enumerate(request["decks"]):
+        order = list(deck)
+        rnd.shuffle(order)
+        hand = int(request.get("hand", 2))
+        cards += [{"id": f"p{p}c{i}", "card": name, "owner": p, "zone": "hand" if i < hand else "library"}
+                  for i, name in enumerate(order)]
+    n = len(request["decks"])
+    return {"players": n, "turn": 1, "active": 0, "step": "main1", "mana": list(request.get("mana", [3] * n)),
+            "cards": cards}
+
+
 def answer(request: dict[str, Any], state: dict[str, Any], broken: frozenset[str] = frozenset(),
            lists: bool = True) -> dict[str, Any]:
     """The reply to one request; ``state["game"]`` holds the game set up last."""
@@ -311,6 +332,13 @@ def answer(request: dict[str, Any], state: dict[str, Any], broken: frozenset[str
         except Unsupported as exc:
             return {"ok": False, "unsupported": True, "error": str(exc)}
         return {"ok": True}
+    if op == "deal":
+        setup = deal(request)
+        try:
+            state["game"] = Game(setup, broken)
+        except Unsupported as exc:
+            return {"ok": False, "error": str(exc)}
+        return {"ok": True, "setup": setup}
     if op == "quit":
         return {"ok": True}
     game = state.get("game")

