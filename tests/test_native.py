@@ -198,13 +198,13 @@ def test_a_program_is_compiled_once_and_then_read_from_the_cache(monkeypatch: py
     monkeypatch.setenv("MTGCHECK_CACHE", str(tmp_path))
     src = native.source(build(TWO_BOLTS.position)[0], PROPERTIES)
     native.load(src)
-    assert len(list((tmp_path / "native").glob("search-*.so"))) == 1
+    assert len(list((tmp_path / "native").glob("search-*.lib"))) == 1
     monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))  # a second load needs no compiler
     native.load(src)
     with pytest.raises(native.Unsupported, match="no C compiler"):
         native.load(src + "\n/* another program */\n")
     other = src + "\n/* a damaged entry */\n"
-    (tmp_path / "native" / f"search-{native._digest(other)}.so").write_bytes(b"not a program")
+    (tmp_path / "native" / f"search-{native._digest(other)}.lib").write_bytes(b"not a program")
     with pytest.raises(native.Unsupported, match="cannot load"):  # a one-line reason, no traceback
         native.load(other)
     assert not list((tmp_path / "native").glob("tmp*"))  # nothing half-written is left
@@ -275,7 +275,7 @@ def test_a_stale_program_is_caught_before_it_searches(monkeypatch: pytest.Monkey
         with pytest.raises(native.Unsupported, match="differs from the interpreter"):
             native.verify(wrong, intact, PROPERTIES, s0)
         index = tmp_path / "native" / f"inputs-{native.inputs_key(intact, PROPERTIES)}"
-        index.write_text(wrong._name.rsplit("search-", 1)[1].removesuffix(".so"))
+        index.write_text(wrong._name.rsplit("search-", 1)[1].removesuffix(".lib"))
         native.program.cache_clear()
         assert native.program(intact, tuple(PROPERTIES))._name == wrong._name  # the stale entry is read
         assert_same_search(conf.conf)

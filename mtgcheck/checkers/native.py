@@ -17,8 +17,15 @@ term this printer does not know, falls back to the interpreter (:func:`available
 
 Compiled programs are kept in a cache directory (``MTGCHECK_CACHE``, else
 ``~/.cache/mtgcheck``), named by a hash of the C source and found again by a hash of what it
-is printed from (:func:`program`), so a relation is compiled once per machine; every program is
-checked against the interpreter before it searches (:func:`verify`).
+is printed from (:func:`program`, content only, so another process finds it), so a relation
+is compiled once per machine; every program is checked against the interpreter before it
+searches (:func:`verify`).  Loading a library runs its constructors, so the cache is trusted
+only as far as it is checked: a directory created 0700 and refused if another user owns it or
+can write it, entries whose header names their source's hash and the SHA-256 of the library,
+checked before the very bytes checked are loaded (:func:`load`); anything else is a one-line
+reason and the interpreter's search.  Those checks keep other users and damaged or swapped
+files out; a cache this user restores from somewhere else is this user's own files, as it is
+for ccache.
 """
 
 from __future__ import annotations
@@ -26,7 +33,9 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
+import re
 import shutil
+import stat
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -299,22 +308,109 @@ def _digest(src: str) -> str:
     return hashlib.sha256(f"{VERSION} {CFLAGS}\n{src}".encode()).hexdigest()[:24]
 
 
+#: A digest as :func:`_digest` and :func:`inputs_key` print it: what an index entry may hold.
+_DIGEST = re.compile(r"[0-9a-f]{24}")
+#: The first line of a cached program: the magic, the source digest, the SHA-256 of the bytes after it.
+_MAGIC = b"mtgcheck-native"
+
+
 def _program_file(d: Path, digest: str) -> Path:
     """Where the cache ``d`` keeps the program compiled from the source of ``digest``."""
-    return d / f"search-{digest}.so"
+    return d / f"search-{digest}.lib"
+
+
+def _unsafe(what: Path, why: str) -> Unsupported:
+    return Unsupported(f"the compile cache {what} {why}; the search runs on the interpreter")
+
+
+def _check_owned(what: Path, st: os.stat_result) -> None:
+    """Refuse what another user owns or can write: a program in it runs inside the harness."""
+    if st.st_uid != os.geteuid():
+        raise _unsafe(what, f"is owned by another user (uid {st.st_uid})")
+    if st.st_mode & 0o022:
+        raise _unsafe(what, f"is writable by other users (mode {stat.S_IMODE(st.st_mode):o})")
+
+
+def private_cache_dir() -> Path:
+    """:func:`cache_dir`, created 0700 if missing; :class:`Unsupported` if it, or the cache root
+    above it, is not a directory of this user's that no one else can write."""
+    d = cache_dir()
+    for p in (d.parent, d):
+        try:
+            p.mkdir(mode=0o700, parents=p is d.parent, exist_ok=True)
+            st = os.stat(p) if p is d.parent else os.lstat(p)  # the root may be a link the user made
+        except OSError as e:
+            raise _unsafe(p, f"cannot be created ({e.strerror})") from None
+        if not stat.S_ISDIR(st.st_mode):
+            raise _unsafe(p, "is not a directory")
+        _check_owned(p, st)
+    return d
+
+
+def _read_private(f: Path) -> bytes | None:
+    """The bytes of a cache file of this user's that no one else can write (None if it is not
+    there); never follows a link, and checks the very file it reads."""
+    try:
+        fd = os.open(f, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise _unsafe(f, f"cannot be read ({e.strerror})") from None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise _unsafe(f, "is not a regular file")
+        _check_owned(f, st)
+        return fh.read()
+
+
+def _write_private(d: Path, f: Path, data: bytes) -> None:
+    """Write ``f`` whole or not at all (a concurrent run sees the old file or the new), 0600."""
+    fd, tmp = tempfile.mkstemp(dir=d, prefix="tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, f)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _pack_program(digest: str, elf: bytes) -> bytes:
+    return b" ".join([_MAGIC, digest.encode(), hashlib.sha256(elf).hexdigest().encode()]) + b"\n" + elf
+
+
+def _unpack_program(f: Path, digest: str, data: bytes) -> bytes:
+    """The compiled library in a cache entry, once its header names ``digest`` and the SHA-256
+    of the bytes that follow it; :class:`Unsupported` for anything else (never loaded)."""
+    head, _, elf = data.partition(b"\n")
+    fields = head.split(b" ")
+    if len(fields) != 3 or fields[0] != _MAGIC:
+        raise Unsupported(f"cannot load {f}: not a program of this cache; the search runs on the interpreter")
+    if fields[1] != digest.encode():
+        raise Unsupported(f"cannot load {f}: it names another source ({fields[1][:24].decode(errors='replace')}); "
+                          "the search runs on the interpreter")
+    if fields[2] != hashlib.sha256(elf).hexdigest().encode():
+        raise Unsupported(f"cannot load {f}: its bytes do not match their hash (damaged or replaced); "
+                          "the search runs on the interpreter")
+    return elf
 
 
 def load(src: str) -> Any:
-    """The compiled program of a C source (compiled once into the cache, then loaded)."""
+    """The compiled program of a C source (compiled once into the cache, then loaded).
+
+    The cache entry is named by the hash of the source and holds that hash and the SHA-256 of
+    the library; both are checked before the library is loaded (loading runs its constructors),
+    in a cache directory only this user can write (:func:`private_cache_dir`)."""
     digest = _digest(src)
-    d = cache_dir()
-    so = _program_file(d, digest)
-    if not so.exists():
+    d = private_cache_dir()
+    f = _program_file(d, digest)
+    data = _read_private(f)
+    if data is None:
         cc = compiler()
         if cc is None:
             raise Unsupported(NO_COMPILER)
         try:
-            d.mkdir(parents=True, exist_ok=True)
             with tempfile.TemporaryDirectory(dir=d) as tmp:
                 c, tmp_so = Path(tmp) / "search.c", Path(tmp) / "search.so"
                 c.write_text(src)
@@ -325,29 +421,59 @@ def load(src: str) -> Any:
                     raise Unsupported(f"the C compiler took over {COMPILE_TIMEOUT:.0f} s") from None
                 if run.returncode != 0:
                     raise Unsupported(f"the C compiler failed: {run.stderr.strip()[:400]}")
-                os.replace(tmp_so, so)  # atomic: a concurrent run sees the whole file or none
+                data = _pack_program(digest, tmp_so.read_bytes())
+            _write_private(d, f, data)
         except OSError as e:
             raise Unsupported(f"cannot compile into the cache {d}: {e}") from None
         _prune(d)
-    return _open(so)
+    return _open(f, _unpack_program(f, digest, data), digest)
 
 
-def _open(so: Path) -> Any:
+def _open(f: Path, elf: bytes, digest: str) -> Any:
+    """Load the verified bytes ``elf`` (never the file again: what is loaded is what was checked);
+    the same bytes are loaded once per process."""
+    key = (digest, hashlib.sha256(elf).hexdigest())
+    if key in _LOADED:
+        return _LOADED[key]
     try:
-        lib = ctypes.CDLL(str(so))
-    except OSError as e:  # not a program this printer compiled (a damaged cache)
-        raise Unsupported(f"cannot load {so}: {e}") from None
-    lib.search.restype = ctypes.POINTER(_Result)
-    lib.search.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_long, ctypes.c_double, ctypes.c_int,
-                           ctypes.c_long, ctypes.c_int, ctypes.c_int,
-                           *[ctypes.POINTER(ctypes.c_long)] * 5]
-    lib.canonical.restype = None
-    lib.canonical.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int), ctypes.c_int]
-    lib.free_result.argtypes = [ctypes.POINTER(_Result)]
-    lib.free_result.restype = None
-    lib.successor.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int)]
-    lib.state_outcomes.restype = lib.edge_outcomes.restype = None
+        if hasattr(os, "memfd_create"):
+            # The descriptor stays open while the process lives: the loader knows a library by
+            # its path, and a closed descriptor's number (its path) would name the next one.
+            fd = os.memfd_create(f"mtgcheck-search-{digest}")
+            os.write(fd, elf)
+            try:
+                lib = ctypes.CDLL(f"/proc/self/fd/{fd}")
+            except OSError:
+                os.close(fd)
+                raise
+        else:  # a private copy, loaded and removed
+            with tempfile.TemporaryDirectory(dir=f.parent) as tmp:
+                copy = Path(tmp) / "search.so"
+                copy.write_bytes(elf)
+                lib = ctypes.CDLL(str(copy))
+    except OSError as e:  # not a library this machine can load
+        raise Unsupported(f"cannot load {f}: {str(e).splitlines()[0][:200]}; the search runs on the interpreter") from None
+    lib._name = str(f)
+    try:
+        lib.search.restype = ctypes.POINTER(_Result)
+        lib.search.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_long, ctypes.c_double, ctypes.c_int,
+                               ctypes.c_long, ctypes.c_int, ctypes.c_int,
+                               *[ctypes.POINTER(ctypes.c_long)] * 5]
+        lib.canonical.restype = None
+        lib.canonical.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int), ctypes.c_int]
+        lib.free_result.argtypes = [ctypes.POINTER(_Result)]
+        lib.free_result.restype = None
+        lib.successor.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int)]
+        lib.state_outcomes.restype = lib.edge_outcomes.restype = None
+    except AttributeError as e:
+        raise Unsupported(f"cannot load {f}: it lacks the search's entry points ({e}); "
+                          "the search runs on the interpreter") from None
+    _LOADED[key] = lib
     return lib
+
+
+#: The libraries loaded in this process, by source digest and the SHA-256 of their bytes.
+_LOADED: dict[tuple[str, str], Any] = {}
 
 
 #: Programs kept in the cache (a change of the model or of a configuration compiles new ones).
@@ -355,10 +481,12 @@ CACHE_KEEP = 64
 
 
 def _prune(d: Path) -> None:
-    """Drop the least recently compiled programs beyond :data:`CACHE_KEEP`, and the index
-    entries naming them (best effort)."""
+    """Drop the least recently compiled programs beyond :data:`CACHE_KEEP`, the index entries
+    naming programs no longer there, and the files of an older layout (best effort)."""
     try:
-        kept = sorted(d.glob("search-*.so"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in d.glob("search-*.so"):
+            old.unlink(missing_ok=True)
+        kept = sorted(d.glob("search-*.lib"), key=lambda p: p.stat().st_mtime, reverse=True)
         for old in kept[CACHE_KEEP:]:
             old.unlink(missing_ok=True)
         for index in d.glob("inputs-*"):  # and the shortcuts to the programs dropped
@@ -377,24 +505,40 @@ def program(cfg: Config, props: tuple[Property, ...]) -> Any:
     the configuration, the properties, Z3's and Python's versions), as ccache's direct mode
     finds an object file; every search still checks the program against the interpreter
     first (:func:`verify`), so a stale entry costs a second print, never a verdict."""
-    so = _indexed(cfg, props)
-    if so is not None:
-        return _open(so)
-    index = _index(cfg, props)
+    digest = _indexed(cfg, props)
+    if digest is not None:
+        return _load_entry(cache_dir(), digest)
     src = source(cfg, props)
     lib = load(src)
     try:
-        tmp = index.with_suffix(".tmp%d" % os.getpid())
-        tmp.write_text(_digest(src))
-        os.replace(tmp, index)
+        _write_private(cache_dir(), _index(cfg, props), _digest(src).encode())
     except OSError:
         pass  # the index is only a shortcut
     return lib
 
 
+def _load_entry(d: Path, digest: str) -> Any:
+    """Load the cached program of ``digest``, checked as :func:`load` checks it; an entry
+    that fails the check is removed (the next run compiles it again) and the search runs on
+    the interpreter, with the reason."""
+    f = _program_file(d, digest)
+    data = _read_private(f)
+    if data is None:
+        raise Unsupported(f"cannot load {f}: it is gone; the search runs on the interpreter")
+    try:
+        elf = _unpack_program(f, digest, data)
+    except Unsupported:
+        f.unlink(missing_ok=True)
+        raise
+    return _open(f, elf, digest)
+
+
 def cached(cfg: Config, props: Sequence[Property]) -> bool:
     """Whether the program of ``cfg`` and ``props`` is in the cache (found without printing)."""
-    return _indexed(cfg, props) is not None
+    try:
+        return _indexed(cfg, props) is not None
+    except Unsupported:
+        return False  # an unsafe cache: the compile path says why
 
 
 def _index(cfg: Config, props: Sequence[Property]) -> Path:
@@ -402,13 +546,19 @@ def _index(cfg: Config, props: Sequence[Property]) -> Path:
     return cache_dir() / f"inputs-{inputs_key(cfg, props)}"
 
 
-def _indexed(cfg: Config, props: Sequence[Property]) -> Path | None:
-    """The cached program the index names for ``cfg`` and ``props``, if both are there."""
-    try:
-        so = _program_file(cache_dir(), _index(cfg, props).read_text().strip())
-    except OSError:
+def _indexed(cfg: Config, props: Sequence[Property]) -> str | None:
+    """The source digest the index names for ``cfg`` and ``props``, if the entry is a digest
+    and its program is there (:class:`Unsupported` if the cache is not this user's alone)."""
+    d = private_cache_dir()
+    index = _index(cfg, props)
+    text = _read_private(index)
+    if text is None:
         return None
-    return so if so.exists() else None
+    digest = text.decode("ascii", errors="replace").strip()
+    if not _DIGEST.fullmatch(digest):  # not an entry this module wrote: ignored, and dropped
+        index.unlink(missing_ok=True)
+        return None
+    return digest if _program_file(d, digest).exists() else None
 
 
 def inputs_key(cfg: Config, props: Sequence[Property]) -> str:
@@ -425,15 +575,39 @@ def inputs_key(cfg: Config, props: Sequence[Property]) -> str:
     return h.hexdigest()[:24]
 
 
-def _code(f: Any) -> Any:
+def _code(f: Any, _seen: frozenset[int] = frozenset()) -> Any:
     """What a property's function computes, as far as its code says: its bytecode, constants
-    and captured values (a property made outside the package, by a test, say)."""
+    (nested functions' code by its content) and captured values (a property made outside the
+    package, by a test, say).  Content only: nothing in it is a memory address, so two
+    processes compute the same key and find the same program."""
     if f is None:
         return None
+    if id(f) in _seen:  # a function that captures itself
+        return ("recursive", getattr(f, "__qualname__", ""))
+    seen = _seen | {id(f)}
     code = getattr(f, "__code__", None)
-    cells = tuple(repr(c.cell_contents) for c in (getattr(f, "__closure__", None) or ()))
-    return (getattr(f, "__module__", ""), getattr(f, "__qualname__", repr(f)),
-            None if code is None else (code.co_code, repr(code.co_consts), code.co_names), cells)
+    cells = tuple(_content(c.cell_contents, seen) for c in (getattr(f, "__closure__", None) or ()))
+    return (getattr(f, "__module__", ""), getattr(f, "__qualname__", type(f).__qualname__),
+            None if code is None else _code_object(code), cells)
+
+
+def _code_object(code: Any) -> Any:
+    return (code.co_name, code.co_code, code.co_names, code.co_varnames, code.co_freevars,
+            tuple(_code_object(c) if hasattr(c, "co_code") else _content(c, frozenset()) for c in code.co_consts))
+
+
+def _content(x: Any, seen: frozenset[int]) -> Any:
+    """A captured value by its content: a function by its code, anything else as :func:`_stable`
+    gives it, an object whose ``repr`` is only its address by its type and attributes."""
+    if callable(x) and hasattr(x, "__code__"):
+        return _code(x, seen)
+    x = _stable(x)
+    if isinstance(x, tuple):
+        return tuple(_content(v, seen) for v in x)
+    if type(x).__repr__ is object.__repr__:
+        return (type(x).__module__, type(x).__qualname__,
+                _content(tuple(sorted(vars(x).items())) if hasattr(x, "__dict__") else (), seen))
+    return x
 
 
 @lru_cache(maxsize=1)
@@ -518,8 +692,9 @@ def verify(lib: Any, cfg: Config, props: Sequence[Property], s0: State) -> None:
             s = rng.choice(moves)
 
 
-#: (program file, start) pairs already checked by :func:`verify` in this process.
-_VERIFIED: set[tuple[str, State]] = set()
+#: (program file, configuration, properties, start) already checked by :func:`verify` in this
+#: process: a program is checked against the relation it is used for, not only the start.
+_VERIFIED: set[tuple[str, Config, tuple[Property, ...], State]] = set()
 
 
 @dataclass
@@ -548,7 +723,7 @@ def search(cfg: Config, props: Sequence[Property], s0: State, *, max_states: int
     from mtgcheck.model.actions import catalogue
 
     lib = program(cfg, tuple(props))
-    if (lib._name, s0) not in _VERIFIED:
+    if (lib._name, cfg, tuple(props), s0) not in _VERIFIED:
         try:
             verify(lib, cfg, props, s0)
         except Unsupported:
@@ -557,7 +732,7 @@ def search(cfg: Config, props: Sequence[Property], s0: State, *, max_states: int
             program.cache_clear()
             lib = program(cfg, tuple(props))
             verify(lib, cfg, props, s0)
-        _VERIFIED.add((lib._name, s0))
+        _VERIFIED.add((lib._name, cfg, tuple(props), s0))
     lay = Layout.of(cfg)
     n_props, n_trans = len(props), len(catalogue(cfg).transitions)
     longs = lambda n, v=0: (ctypes.c_long * max(n, 1))(*([v] * max(n, 1)))  # noqa: E731
