@@ -48,7 +48,8 @@ def assert_same_search(conf: CheckConfig, **kw: Any) -> graph.Exploration:
     assert [row(v) for v in got] == [row(v) for v in want]
     assert (ex.complete, ex.fixpoint, ex.depth) == (ep.complete, ep.fixpoint, ep.depth)
     assert list(ex.states) == ep.states  # the same real states, in the same order
-    assert (ex.sources, ex.targets) == (ep.sources, ep.targets)
+    assert (list(ex.sources), list(ex.targets)) == (ep.sources, ep.targets)
+    assert ex.edges == ep.edges
     assert [t.action for t in ex.via] == [t.action for t in ep.via]
     assert (ex.fired, ex.actions) == (ep.fired, ep.actions)
     return ex

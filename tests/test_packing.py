@@ -38,10 +38,12 @@ def test_entries_are_as_wide_as_their_declared_range_and_no_wider() -> None:
     cfg, _ = build(next(iter(SMALL.values())).position)
     p = packing(cfg)
     by_field = {e.field: e for e in p.entries}
-    assert by_field["game_over"].bits == 1  # a BOOL
+    assert by_field["game_over"].bits == 2 and by_field["game_over"].lo == -1  # a BOOL and its spare bit
     assert by_field["oid"].hi >= MAX_ID and by_field["oid"].bits == MAX_ID.bit_length()
     assert by_field["stack_size"].hi == by_field["stack_size"].lo + (1 << by_field["stack_size"].bits) - 1
-    assert (cfg.n + cfg.ability_slots) < 1 << by_field["stack_size"].bits <= 2 * (cfg.n + cfg.ability_slots) + 1
+    size = cfg.n + cfg.ability_slots + 1  # stack_size: 0..n + ability slots, and as many spare values
+    assert 2 * size <= 1 << by_field["stack_size"].bits < 4 * size
+    assert by_field["stack_size"].lo < 0 < size - 1 < by_field["stack_size"].hi
     assert p.bytes < 4 * len(p.entries) / 2  # under half the C ints it replaces
 
 
@@ -50,6 +52,6 @@ def test_a_value_outside_its_range_is_refused_not_truncated() -> None:
     p = packing(cfg)
     v = flat(s0)
     k = [e.field for e in p.entries].index("game_over")
-    v[k] = 2
-    with pytest.raises(OutOfRange, match="game_over = 2"):
+    v[k] = 3
+    with pytest.raises(OutOfRange, match="game_over = 3"):
         pack(p, v)

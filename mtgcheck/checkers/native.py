@@ -52,7 +52,7 @@ from mtgcheck.model.state import (CARD_FIELDS, LAYOUT, OID_FIELDS, PLANE_SOURCED
 from mtgcheck.properties.base import Property
 
 #: Bumped when the generated program's interface or the search it runs changes.
-VERSION = 1
+VERSION = 2
 
 
 class Unsupported(Exception):
@@ -286,9 +286,21 @@ def source(cfg: Config, props: Sequence[Property]) -> str:
         *_entry_table("TURNS", lay.entries(TURN_FIELDS)),
         f"#define GAME_OVER {lay.offsets['game_over']}", f"#define TURN {lay.offsets['turn']}",
         f"#define OVERFLOW {lay.offsets['overflow']}",
+        *_packing_tables(cfg),
         _SEARCH,
     ]
     return "\n".join(out) + "\n"
+
+
+def _packing_tables(cfg: Config) -> list[str]:
+    """The packed store's tables (:mod:`.packing`: one derivation of the widths, read here)."""
+    from .packing import MAX_ID, packing
+
+    pk = packing(cfg)
+    es = pk.entries
+    return [f"#define W {pk.words}", f"#define MAXV {MAX_ID + 1}", _c_array("PK_LO", [e.lo for e in es]),
+            _c_array("PK_BITS", [e.bits for e in es]), _c_array("PK_WORD", [e.word for e in es]),
+            _c_array("PK_SHIFT", [e.shift for e in es])]
 
 
 def _entry_table(name: str, entries: Sequence[int]) -> list[str]:
@@ -301,7 +313,11 @@ class _Result(ctypes.Structure):
     _fields_ = [(name, ctypes.c_void_p) for name in ("states", "parent", "via", "depth", "sources", "targets",
                                                       "edge_via")] + [
         (name, ctypes.c_long) for name in ("n_states", "n_edges", "complete", "overflow", "queue_head_depth",
-                                           "error")]
+                                           "error", "stopped", "bad_entry", "distinct_edges", "bytes")]
+
+
+#: Why a compiled search stopped (``Result.stopped`` in the C source).
+STOPS = ("done", "state budget", "timeout", "max-memory", "first violation")
 
 
 def _digest(src: str) -> str:
@@ -458,7 +474,7 @@ def _open(f: Path, elf: bytes, digest: str) -> Any:
         lib.search.restype = ctypes.POINTER(_Result)
         lib.search.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_long, ctypes.c_double, ctypes.c_int,
                                ctypes.c_long, ctypes.c_int, ctypes.c_int,
-                               *[ctypes.POINTER(ctypes.c_long)] * 5]
+                               *[ctypes.POINTER(ctypes.c_long)] * 5, ctypes.c_int, ctypes.c_long]
         lib.canonical.restype = None
         lib.canonical.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int), ctypes.c_int]
         lib.free_result.argtypes = [ctypes.POINTER(_Result)]
@@ -700,27 +716,39 @@ _VERIFIED: set[tuple[str, Config, tuple[Property, ...], State]] = set()
 @dataclass
 class Run:
     """What one native search found, copied out of the C program's memory (see ``search``
-    in the C source: the same order and counts as :func:`.graph.check`)."""
+    in the C source: the same order and counts as :func:`.graph.check`).  Per-state and
+    per-edge figures are kept as machine arrays (8 or 4 bytes an entry), not Python lists."""
 
     states: "FlatStates"
-    parent: list[int]  # per state: the state it was first reached from (-1: the start)
-    via: list[int]  # per state: the transition (catalogue index) it was first reached by
-    depth: list[int]
-    sources: list[int]  # per edge
-    targets: list[int]
-    edge_via: list[int]
+    parent: Sequence[int]  # per state: the state it was first reached from (-1: the start)
+    via: Sequence[int]  # per state: the transition (catalogue index) it was first reached by
+    depth: Sequence[int]
+    sources: Sequence[int]  # per edge (empty unless the edges were kept)
+    targets: Sequence[int]
+    edge_via: Sequence[int]
     complete: bool
     overflow: bool
     queue_head_depth: int
     witnessed: list[int]  # per property, state properties first (the order of ``props``' kinds)
     violations: list[tuple[int, int, int] | None]  # per property: (state, transition or -1, depth)
     fired: list[int]  # per transition
+    stopped: str = "done"  # what stopped the search (STOPS)
+    edges: int = 0  # distinct edges (two transitions between the same states count once)
+    held_bytes: int = 0  # what the search held at its end (states, keys, table, edges)
 
 
 def search(cfg: Config, props: Sequence[Property], s0: State, *, max_states: int, timeout: float,
-           first_violation: bool, max_turn: int | None, symmetry: bool, turns: bool) -> Run:
-    """Run the compiled search of ``cfg`` from ``s0`` (:class:`Unsupported` if it cannot run)."""
+           first_violation: bool, max_turn: int | None, symmetry: bool, turns: bool, keep_edges: bool = True,
+           max_bytes: int = 0) -> Run:
+    """Run the compiled search of ``cfg`` from ``s0`` (:class:`Unsupported` if it cannot run).
+
+    ``max_bytes`` (0: none) bounds what the search holds; ``keep_edges`` keeps every edge
+    (20 bytes each, for the explored graph), else only their count."""
+    from array import array
+
     from mtgcheck.model.actions import catalogue
+
+    from .packing import packing
 
     lib = program(cfg, tuple(props))
     if (lib._name, cfg, tuple(props), s0) not in _VERIFIED:
@@ -733,63 +761,69 @@ def search(cfg: Config, props: Sequence[Property], s0: State, *, max_states: int
             lib = program(cfg, tuple(props))
             verify(lib, cfg, props, s0)
         _VERIFIED.add((lib._name, cfg, tuple(props), s0))
-    lay = Layout.of(cfg)
+    pk = packing(cfg)
     n_props, n_trans = len(props), len(catalogue(cfg).transitions)
     longs = lambda n, v=0: (ctypes.c_long * max(n, 1))(*([v] * max(n, 1)))  # noqa: E731
     witnessed, vstate, vvia, vdepth, fired = longs(n_props), longs(n_props, -1), longs(n_props, -1), \
         longs(n_props, -1), longs(n_trans)
     v = flat(s0)
     start = (ctypes.c_int * len(v))(*v)
-    ptr = lib.search(start, max_states, max(timeout, 0.0), int(first_violation), -1 if max_turn is None else max_turn,
-                     int(symmetry), int(turns), witnessed, vstate, vvia, vdepth, fired)
+    ptr = lib.search(start, min(max_states, 2**62), max(timeout, 0.0), int(first_violation),
+                     -1 if max_turn is None else max_turn, int(symmetry), int(turns), witnessed, vstate, vvia, vdepth,
+                     fired, int(keep_edges), max(int(max_bytes), 0))
     r = ptr.contents
     try:
         if r.error:
+            if r.error == 3:
+                e = pk.entries[r.bad_entry]
+                raise Unsupported(f"a value of {e.field} outside its packed range {e.lo}..{e.hi} (mtgcheck.checkers"
+                                  ".packing); the search runs on the interpreter")
             raise Unsupported("the native search ran out of memory" if r.error == 1 else
                               "a value outside the native search's range (object id or turn over 4095)")
-        n, e = r.n_states, r.n_edges
+        n, e = r.n_states, r.n_edges if keep_edges else 0
 
-        def longs_of(addr: int, count: int) -> list[int]:
-            return list((ctypes.c_long * count).from_address(addr)) if count else []
+        def copy(code: str, addr: int, count: int) -> Any:
+            out = array(code)
+            if count:
+                out.frombytes(ctypes.string_at(addr, count * out.itemsize))
+            return out
 
-        def ints_of(addr: int, count: int) -> list[int]:
-            return list((ctypes.c_int * count).from_address(addr)) if count else []
-
-        from array import array
-
-        flat_states = array("i")
-        flat_states.frombytes(ctypes.string_at(r.states, n * lay.size * ctypes.sizeof(ctypes.c_int)))
+        assert array("l").itemsize == ctypes.sizeof(ctypes.c_long) and array("i").itemsize == ctypes.sizeof(ctypes.c_int)
         order = [q for q in props if q.kind == "state"] + [q for q in props if q.kind == "transition"]
         at = {q.id: k for k, q in enumerate(order)}
         ks = [at[q.id] for q in props]
-        return Run(FlatStates(flat_states, lay), longs_of(r.parent, n), ints_of(r.via, n), longs_of(r.depth, n),
-                   longs_of(r.sources, e), longs_of(r.targets, e), ints_of(r.edge_via, e), bool(r.complete),
-                   bool(r.overflow), r.queue_head_depth, [witnessed[k] for k in ks],
-                   [None if vstate[k] < 0 else (vstate[k], vvia[k], vdepth[k]) for k in ks], list(fired)[:n_trans])
+        return Run(FlatStates(copy("Q", r.states, n * pk.words), pk, Layout.of(cfg)), copy("l", r.parent, n), copy("i", r.via, n),
+                   copy("i", r.depth, n), copy("l", r.sources, e), copy("l", r.targets, e),
+                   copy("i", r.edge_via, e), bool(r.complete), bool(r.overflow), r.queue_head_depth,
+                   [witnessed[k] for k in ks], [None if vstate[k] < 0 else (vstate[k], vvia[k], vdepth[k]) for k in ks],
+                   list(fired)[:n_trans], STOPS[r.stopped], r.distinct_edges, r.bytes)
     finally:
         lib.free_result(ptr)
 
 
 class FlatStates(Sequence[State]):
-    """The states of a native search, kept flat (ints, layout order) and made into
-    :class:`State` values when read: a search to the fixpoint holds 10^5 states, of which a
-    report reads a few."""
+    """The states of a native search, kept packed (:mod:`.packing`, one row of words a state)
+    and made into :class:`State` values when read: a search to the fixpoint holds millions of
+    states, of which a report reads a few."""
 
-    def __init__(self, data: Any, layout: Layout) -> None:
-        self.data, self.layout = data, layout
+    def __init__(self, data: Any, pk: Any, layout: Layout) -> None:
+        self.data, self.packing = data, pk
         self._fields = [(layout.offsets[d.name], layout.lengths[d.name], d.index == SCALAR) for d in LAYOUT]
 
     def __len__(self) -> int:
-        return len(self.data) // self.layout.size
+        return len(self.data) // self.packing.words
 
     def __getitem__(self, i: Any) -> Any:
+        from .packing import unpack
+
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
         if i < 0:
             i += len(self)
         if not 0 <= i < len(self):
             raise IndexError(i)
-        v = self.data[i * self.layout.size:(i + 1) * self.layout.size].tolist()
+        w = self.packing.words
+        v = unpack(self.packing, self.data[i * w:(i + 1) * w])
         return tuple.__new__(State, [v[o] if scalar else tuple(v[o:o + n]) for o, n, scalar in self._fields])
 
 
@@ -825,7 +859,6 @@ static int row_less(const int *s, int x, int y) {
   return 0;
 }
 
-#define MAXV 4096
 static int renumber_oids(int *o) {
   static int rank[MAXV];
   static int seen[MAXV];
@@ -895,26 +928,52 @@ int canon(const int *s, int *o, int turns) {
 
 void canonical(const int *s, int *o, int turns) { if (canon(s, o, turns)) memcpy(o, s, F * sizeof(int)); }
 
+typedef unsigned long long u64;
+
 typedef struct {
-  int *states; long *parent; int *via; long *depth; long *sources; long *targets; int *edge_via;
-  long n_states, n_edges, complete, overflow, queue_head_depth, error;
+  u64 *states; long *parent; int *via; int *depth; long *sources; long *targets; int *edge_via;
+  long n_states, n_edges, complete, overflow, queue_head_depth, error, stopped, bad_entry, distinct_edges, bytes;
 } Result;
 
-static unsigned long long hash_vec(const int *v) {
-  unsigned long long h = 1469598103934665603ULL;
-  for (int i = 0; i < F; i++) { h ^= (unsigned int)v[i]; h *= 1099511628211ULL; h ^= h >> 29; }
+/* A state packed to its declared ranges (the tables come from checkers/packing.py): -1 and the
+   entry in *bad when a value does not fit (never truncated). */
+static int pack(const int *s, u64 *w, long *bad) {
+  memset(w, 0, W * sizeof(u64));
+  for (int i = 0; i < F; i++) {
+    long long v = (long long)s[i] - PK_LO[i];
+    if (v < 0 || (v >> PK_BITS[i])) { *bad = i; return -1; }
+    w[PK_WORD[i]] |= (u64)v << PK_SHIFT[i];
+  }
+  return 0;
+}
+
+static void unpack(const u64 *w, int *s) {
+  for (int i = 0; i < F; i++)
+    s[i] = (int)((w[PK_WORD[i]] >> PK_SHIFT[i]) & ((1ULL << PK_BITS[i]) - 1ULL)) + PK_LO[i];
+}
+
+static u64 hash_words(const u64 *v) {
+  u64 h = 1469598103934665603ULL;
+  for (int i = 0; i < W; i++) { h ^= v[i]; h *= 1099511628211ULL; h ^= h >> 29; }
   return h;
 }
 
-static int grow_states(Result *r, int **keys, unsigned long long **hashes, long *cap) {
+/* Bytes held per state slot and per edge slot (what --max-memory counts). */
+#define STATE_BYTES (2 * W * sizeof(u64) + sizeof(u64) + sizeof(long) + 2 * sizeof(int))
+#define EDGE_BYTES (2 * sizeof(long) + sizeof(int))
+
+static long held(long cap, long ecap, long tcap) {
+  return cap * (long)STATE_BYTES + ecap * (long)EDGE_BYTES + tcap * (long)sizeof(long);
+}
+
+static int grow_states(Result *r, u64 **keys, u64 **hashes, long *cap) {
   long c = *cap * 2;
-  int *st = (int *)realloc(r->states, (size_t)c * F * sizeof(int)); if (!st) return 1; r->states = st;
-  int *ks = (int *)realloc(*keys, (size_t)c * F * sizeof(int)); if (!ks) return 1; *keys = ks;
-  unsigned long long *hs = (unsigned long long *)realloc(*hashes, (size_t)c * sizeof(unsigned long long));
-  if (!hs) return 1; *hashes = hs;
+  u64 *st = (u64 *)realloc(r->states, (size_t)c * W * sizeof(u64)); if (!st) return 1; r->states = st;
+  u64 *ks = (u64 *)realloc(*keys, (size_t)c * W * sizeof(u64)); if (!ks) return 1; *keys = ks;
+  u64 *hs = (u64 *)realloc(*hashes, (size_t)c * sizeof(u64)); if (!hs) return 1; *hashes = hs;
   long *pa = (long *)realloc(r->parent, (size_t)c * sizeof(long)); if (!pa) return 1; r->parent = pa;
   int *vi = (int *)realloc(r->via, (size_t)c * sizeof(int)); if (!vi) return 1; r->via = vi;
-  long *de = (long *)realloc(r->depth, (size_t)c * sizeof(long)); if (!de) return 1; r->depth = de;
+  int *de = (int *)realloc(r->depth, (size_t)c * sizeof(int)); if (!de) return 1; r->depth = de;
   *cap = c;
   return 0;
 }
@@ -929,12 +988,12 @@ static int grow_edges(Result *r, long *cap) {
 }
 
 /* The hash table of canonical keys (state index + 1; 0 empty), doubled at half load. */
-static long *rehash(long *table, long *tcap, const unsigned long long *hashes, long n) {
+static long *rehash(long *table, long *tcap, const u64 *hashes, long n) {
   long c = *tcap * 2;
   long *t = (long *)calloc((size_t)c, sizeof(long));
   if (!t) return NULL;
   for (long j = 0; j < n; j++) {
-    long slot = (long)(hashes[j] & (unsigned long long)(c - 1));
+    long slot = (long)(hashes[j] & (u64)(c - 1));
     while (t[slot]) slot = (slot + 1) & (c - 1);
     t[slot] = j + 1;
   }
@@ -943,32 +1002,45 @@ static long *rehash(long *table, long *tcap, const unsigned long long *hashes, l
   return t;
 }
 
+/* Why a search stopped (Result.stopped). */
+#define STOP_DONE 0
+#define STOP_STATES 1
+#define STOP_TIME 2
+#define STOP_MEMORY 3
+#define STOP_VIOLATION 4
+
 /* The search.  Per property (the state properties first, then the transition properties):
    witnessed[k] counts as graph.check counts; the first violation is the state viol_state[k]
    (state properties, viol_via[k] = -1) or the edge out of viol_state[k] by transition
-   viol_via[k], found at depth viol_depth[k]; -1 if none.  fired[t]: times transition t fired. */
+   viol_via[k], found at depth viol_depth[k]; -1 if none.  fired[t]: times transition t fired.
+   States are stored packed, keyed by their packed canonical form (exact: no fingerprint);
+   edges are kept only with keep_edges (their distinct count always); max_bytes (0: none)
+   bounds what the search holds. */
 Result *search(const int *s0, long max_states, double timeout, int first_violation, long max_turn,
                int symmetry, int turns, long *witnessed, long *viol_state, long *viol_via, long *viol_depth,
-               long *fired) {
+               long *fired, int keep_edges, long max_bytes) {
   Result *r = (Result *)calloc(1, sizeof(Result));
-  long cap = 1024, ecap = 8192, tcap = 4096;
-  r->states = (int *)malloc((size_t)cap * F * sizeof(int));
-  int *keys = (int *)malloc((size_t)cap * F * sizeof(int));
-  unsigned long long *hashes = (unsigned long long *)malloc((size_t)cap * sizeof(unsigned long long));
+  long cap = 1024, ecap = keep_edges ? 8192 : 1, tcap = 4096;
+  r->states = (u64 *)malloc((size_t)cap * W * sizeof(u64));
+  u64 *keys = (u64 *)malloc((size_t)cap * W * sizeof(u64));
+  u64 *hashes = (u64 *)malloc((size_t)cap * sizeof(u64));
   r->parent = (long *)malloc((size_t)cap * sizeof(long)); r->via = (int *)malloc((size_t)cap * sizeof(int));
-  r->depth = (long *)malloc((size_t)cap * sizeof(long));
+  r->depth = (int *)malloc((size_t)cap * sizeof(int));
   r->sources = (long *)malloc((size_t)ecap * sizeof(long)); r->targets = (long *)malloc((size_t)ecap * sizeof(long));
   r->edge_via = (int *)malloc((size_t)ecap * sizeof(int));
   long *table = (long *)calloc((size_t)tcap, sizeof(long));
-  int k2[F], b[F];
+  int a[F], k2[F], b[F];
+  u64 kw[W], bw[W];
+  long out[T > 0 ? T : 1];
   unsigned char w[NS + NT + 1], ok[NS + NT + 1], violated[NS + NT + 1];
   memset(violated, 0, sizeof violated);
   struct timespec t0, now;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   long min_viol = -1, head = 0;
+  r->bad_entry = -1;
 
-#define FOUND_STATE(j) do { \
-    state_props(r->states + (j) * F, w, ok); \
+#define FOUND_STATE(j, s) do { \
+    state_props((s), w, ok); \
     for (int k = 0; k < NS; k++) if (w[k] && !violated[k]) witnessed[k]++; \
     for (int k = 0; k < NS; k++) if (!ok[k] && !violated[k]) { violated[k] = 1; viol_state[k] = (j); viol_via[k] = -1; \
       viol_depth[k] = r->depth[j]; if (min_viol < 0 || r->depth[j] < min_viol) min_viol = r->depth[j]; } \
@@ -976,61 +1048,77 @@ Result *search(const int *s0, long max_states, double timeout, int first_violati
 
   if (!r->states || !keys || !hashes || !r->parent || !r->via || !r->depth || !r->sources || !r->targets
       || !r->edge_via || !table) { r->error = 1; goto done; }
-  memcpy(r->states, s0, F * sizeof(int));
-  if (symmetry) { if (canon(s0, keys, turns)) { r->error = 2; goto done; } } else memcpy(keys, s0, F * sizeof(int));
-  hashes[0] = hash_vec(keys);
-  table[hashes[0] & (unsigned long long)(tcap - 1)] = 1;
+  if (pack(s0, r->states, &r->bad_entry)) { r->error = 3; goto done; }
+  if (symmetry) { if (canon(s0, k2, turns)) { r->error = 2; goto done; } } else memcpy(k2, s0, sizeof k2);
+  if (pack(k2, keys, &r->bad_entry)) { r->error = 3; goto done; }
+  hashes[0] = hash_words(keys);
+  table[hashes[0] & (u64)(tcap - 1)] = 1;
   r->parent[0] = -1; r->via[0] = -1; r->depth[0] = 0; r->n_states = 1;
-  if (r->states[OVERFLOW]) r->overflow = 1;
-  FOUND_STATE(0);
+  if (s0[OVERFLOW]) r->overflow = 1;
+  FOUND_STATE(0, s0);
   r->complete = 1;
   while (head < r->n_states) {
-    if (r->n_states >= max_states) { r->complete = 0; break; }
+    if (r->n_states >= max_states) { r->complete = 0; r->stopped = STOP_STATES; break; }
     if ((head & 255) == 0) {
       clock_gettime(CLOCK_MONOTONIC, &now);
-      if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) > timeout) { r->complete = 0; break; }
+      if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) > timeout) {
+        r->complete = 0; r->stopped = STOP_TIME; break;
+      }
     }
-    if (first_violation && min_viol >= 0 && r->depth[head] >= min_viol) { r->complete = 0; break; }
+    if (max_bytes > 0 && held(cap, ecap, tcap) > max_bytes) { r->complete = 0; r->stopped = STOP_MEMORY; break; }
+    if (first_violation && min_viol >= 0 && r->depth[head] >= min_viol) {
+      r->complete = 0; r->stopped = STOP_VIOLATION; break;
+    }
     long i = head++;
-    if (r->states[i * F + GAME_OVER] || (max_turn >= 0 && r->states[i * F + TURN] > max_turn)) continue;
+    unpack(r->states + i * W, a);
+    if (a[GAME_OVER] || (max_turn >= 0 && a[TURN] > max_turn)) continue;
+    int n_out = 0;
     for (int t = 0; t < T; t++) {
-      if (!STEP[t](r->states + i * F, b)) continue;
+      if (!STEP[t](a, b)) continue;
       fired[t]++;
       if (symmetry) { if (canon(b, k2, turns)) { r->error = 2; goto done; } } else memcpy(k2, b, sizeof k2);
-      unsigned long long h = hash_vec(k2);
-      long slot = (long)(h & (unsigned long long)(tcap - 1)), j = -1;
+      if (pack(k2, kw, &r->bad_entry)) { r->error = 3; goto done; }
+      u64 h = hash_words(kw);
+      long slot = (long)(h & (u64)(tcap - 1)), j = -1;
       while (table[slot]) {
         long c = table[slot] - 1;
-        if (hashes[c] == h && !memcmp(keys + c * F, k2, sizeof k2)) { j = c; break; }
+        if (hashes[c] == h && !memcmp(keys + c * W, kw, sizeof kw)) { j = c; break; }
         slot = (slot + 1) & (tcap - 1);
       }
       int is_new = j < 0;
       if (is_new) {
+        if (pack(b, bw, &r->bad_entry)) { r->error = 3; goto done; }
         j = r->n_states;
         if (j + 1 > cap && grow_states(r, &keys, &hashes, &cap)) { r->error = 1; goto done; }
-        memcpy(r->states + j * F, b, sizeof b);
-        memcpy(keys + j * F, k2, sizeof k2);
+        memcpy(r->states + j * W, bw, sizeof bw);
+        memcpy(keys + j * W, kw, sizeof kw);
         hashes[j] = h; r->parent[j] = i; r->via[j] = t; r->depth[j] = r->depth[i] + 1;
         table[slot] = j + 1;
         r->n_states = j + 1;
         if (2 * r->n_states > tcap && !(table = rehash(table, &tcap, hashes, r->n_states))) { r->error = 1; goto done; }
         if (b[OVERFLOW]) r->overflow = 1;
       }
-      if (r->n_edges + 1 > ecap && grow_edges(r, &ecap)) { r->error = 1; goto done; }
-      long e = r->n_edges++;
-      r->sources[e] = i; r->targets[e] = j; r->edge_via[e] = t;
-      TRANS_PROPS[t](r->states + i * F, b, w + NS, ok + NS);
+      int seen = 0;
+      for (int q = 0; q < n_out; q++) if (out[q] == j) { seen = 1; break; }
+      if (!seen) { out[n_out++] = j; r->distinct_edges++; }
+      if (keep_edges) {
+        if (r->n_edges + 1 > ecap && grow_edges(r, &ecap)) { r->error = 1; goto done; }
+        r->sources[r->n_edges] = i; r->targets[r->n_edges] = j; r->edge_via[r->n_edges] = t;
+      }
+      r->n_edges++;
+      TRANS_PROPS[t](a, b, w + NS, ok + NS);
       for (int k = NS; k < NS + NT; k++) {
         if (violated[k]) continue;
         if (w[k]) witnessed[k]++;
         if (!ok[k]) { violated[k] = 1; viol_state[k] = i; viol_via[k] = t; viol_depth[k] = r->depth[i] + 1;
           if (min_viol < 0 || r->depth[i] + 1 < min_viol) min_viol = r->depth[i] + 1; }
       }
-      if (is_new) FOUND_STATE(j);
+      if (is_new) FOUND_STATE(j, b);
     }
   }
 done:
   r->queue_head_depth = head < r->n_states ? r->depth[head] : (r->n_states ? r->depth[r->n_states - 1] : 0);
+  r->bytes = held(cap, ecap, tcap);
   free(keys); free(hashes); free(table);
   return r;
 }

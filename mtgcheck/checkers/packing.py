@@ -10,8 +10,10 @@ field's range.
 An entry whose range is open in the layout (a life total, a count with no declared maximum,
 an object id or a turn number) gets a fixed width: :data:`OPEN_BITS` bits from its lower
 bound (centred on 0 when it has none), and :data:`MAX_ID` for ids and turns, the largest value
-the compiled search's renumbering handles.  A value outside its entry's width is never
-truncated: :func:`pack` raises, and the compiled search stops with an error that the search
+the compiled search's renumbering handles.  A closed range gets one spare bit, its room split
+below and above the range: a broken rule set (a mutant) that writes a value just past an end
+(a zone of -1, say) is still searched, and the violation found.  A value outside its entry's
+width is never truncated: :func:`pack` raises, and the compiled search stops with an error that the search
 reports (and the interpreter searches instead).
 """
 
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from mtgcheck.model.config import Config
-from mtgcheck.model.state import LAYOUT, OID, SCALAR, TURN, Decl, bounds, length
+from mtgcheck.model.state import LAYOUT, NUM, OID, SCALAR, TURN, Decl, bounds, length
 
 #: Bits of an entry whose declared range is open (a count or a total with no declared bound).
 OPEN_BITS = 10
@@ -74,6 +76,10 @@ def _range(cfg: Config, d: Decl) -> tuple[int, int]:
     return lo, hi
 
 
+#: Fields whose range is open in the layout (their width is OPEN_BITS already): no spare bit.
+_OPEN = frozenset(d.name for d in LAYOUT if d.holds == NUM and (d.lo is None or d.hi is None))
+
+
 class _NoState:
     """Stands for the state :func:`model.state.bounds` reads for ids and turns only."""
 
@@ -90,7 +96,11 @@ def packing(cfg: Config) -> Packing:
     word, shift = 0, 0
     for d in LAYOUT:
         lo, hi = _range(cfg, d)
-        bits = max((hi - lo).bit_length(), 1)
+        if d.holds in (OID, TURN) or d.name in _OPEN:
+            bits = max((hi - lo).bit_length(), 1)
+        else:  # one spare bit, its room split below and above the declared range
+            bits = (hi - lo).bit_length() + 1
+            lo -= ((1 << bits) - (hi - lo + 1)) // 2
         for _ in range(1 if d.index == SCALAR else length(cfg, d.index)):
             if shift + bits > WORD:
                 word, shift = word + 1, 0
