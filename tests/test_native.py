@@ -326,3 +326,40 @@ def test_the_inputs_key_reads_what_a_property_computes() -> None:
     cfg, _ = build(TWO_BOLTS.position)
     assert native.inputs_key(cfg, [make(20)]) == native.inputs_key(cfg, [make(20)])
     assert native.inputs_key(cfg, [make(20)]) != native.inputs_key(cfg, [make(19)])
+
+
+@needs_cc
+def test_a_memory_bound_stops_the_compiled_search_and_the_verdicts_say_so() -> None:
+    _, whole = graph.check(PLOT, PROPERTIES, unbounded=True, backend="native", max_states=None, keep_edges=False)
+    assert whole.fixpoint and whole.stopped == "done" and not whole.sources  # no edge list kept
+    bound = whole.held_bytes * 3 // 5  # above what the search holds at its start, below its end
+    got, ex = graph.check(PLOT, PROPERTIES, unbounded=True, backend="native", max_states=None,
+                          max_bytes=bound, keep_edges=False)
+    assert not ex.complete and not ex.fixpoint and ex.stopped == "max-memory"
+    assert 100 < len(ex.states) < len(whole.states) and ex.held_bytes > bound
+    assert all(v.stats["stopped"] == "max-memory" and v.status != "proved" for v in got)
+    assert any("(max-memory)" in v.detail for v in got)
+    _, kept = graph.check(PLOT, PROPERTIES, unbounded=True, backend="native", max_states=None)
+    assert kept.edges == whole.edges and len(set(zip(kept.sources, kept.targets))) == whole.edges
+
+
+def test_exhaustive_has_no_state_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--exhaustive hands the search no state budget (it stopped at 300,001 states) and the
+    memory bound of --max-memory; the edge list is kept only for --export-graph."""
+    from mtgcheck.budget import Options
+    from mtgcheck.checkers.registry import GraphChecker
+    from mtgcheck.rulesets import REFERENCE
+
+    seen: dict[str, Any] = {}
+
+    def fake_check(conf: CheckConfig, props: Any, **kw: Any) -> tuple[list[Any], graph.Exploration]:
+        seen.update(kw)
+        raise StopIteration
+
+    monkeypatch.setattr(graph, "check", fake_check)
+    with pytest.raises(StopIteration):
+        GraphChecker().check(PLOT, PROPERTIES, REFERENCE, Options(exhaustive=True, max_memory=64))
+    assert seen["max_states"] is None and seen["max_bytes"] == 64 * 2**20 and seen["keep_edges"] is False
+    with pytest.raises(StopIteration):
+        GraphChecker().check(PLOT, PROPERTIES, REFERENCE, Options(first_violation=True, export_dir="x"))
+    assert seen["max_states"] == 300_000 and seen["max_bytes"] == 0 and seen["keep_edges"] is True
