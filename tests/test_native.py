@@ -43,7 +43,8 @@ def assert_same_search(conf: CheckConfig, **kw: Any) -> graph.Exploration:
     assert ex.backend == "native" and ep.backend == "python"
 
     def row(v: Any) -> tuple[Any, ...]:
-        return (v.property, v.status, v.depth, v.detail, v.trace, {k: x for k, x in v.stats.items() if k != "backend"})
+        return (v.property, v.status, v.depth, v.detail, v.trace,
+                {k: x for k, x in v.stats.items() if k not in ("backend", "program_s")})
 
     assert [row(v) for v in got] == [row(v) for v in want]
     assert (ex.complete, ex.fixpoint, ex.depth) == (ep.complete, ep.fixpoint, ep.depth)
@@ -176,7 +177,9 @@ def test_auto_hands_a_long_search_to_the_compiled_one_and_a_term_it_cannot_print
         _, small = graph.check(PLOT, PROPERTIES, unbounded=True, backend="auto", max_states=50)
         assert small.backend == "native"  # compiled before: nothing to pay for
         _, bounded = graph.check(PLOT, PROPERTIES, backend="auto")
-        assert bounded.backend == "python"  # a search to the turn bound stays with the interpreter
+        assert bounded.backend == "native"  # the same relation to the turn bound: the same program
+        _, other = graph.check(OTARIA, PROPERTIES, backend="auto")
+        assert other.backend == "python"  # a search to the turn bound never pays for a compile
 
         def refuse(*_: Any) -> str:
             raise native.Unsupported("no C for the term (test)")
@@ -338,9 +341,10 @@ def test_a_memory_bound_stops_the_compiled_search_and_the_verdicts_say_so() -> N
     assert not ex.complete and not ex.fixpoint and ex.stopped == "max-memory"
     assert 100 < len(ex.states) < len(whole.states) and ex.held_bytes > bound
     assert all(v.stats["stopped"] == "max-memory" and v.status != "proved" for v in got)
+    assert all(v.stats["program_s"] >= 0 for v in got)  # the time to have the program, shown
     assert any("(max-memory)" in v.detail for v in got)
     _, kept = graph.check(PLOT, PROPERTIES, unbounded=True, backend="native", max_states=None)
-    assert kept.edges == whole.edges and len(set(zip(kept.sources, kept.targets))) == whole.edges
+    assert kept.edges == whole.edges and len(set(zip(kept.sources, kept.targets, strict=True))) == whole.edges
 
 
 def test_exhaustive_has_no_state_budget(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -52,6 +52,9 @@ class Exploration:
     #: "max-memory" or "first violation".
     stopped: str = "done"
     held_bytes: int = 0  # what the compiled search held at its end (0: the interpreter's)
+    #: Seconds the compiled search spent having its program (print and compile, once per
+    #: relation; else a cache read and the check against the interpreter).
+    program_seconds: float = 0.0
     fixpoint: bool = False  # no turn bound, and no new state appeared: every reachable state seen
     backend: str = "python"  # the reading that ran the search: "python" or "native" (.native)
     backend_note: str = ""  # why the compiled reading "auto" chose did not run, if it did not
@@ -154,8 +157,10 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int | Non
     max_turn = None if unbounded else conf.max_turn
     run: tuple[Exploration, _Found] | None = None
     note = ""  # why "auto" did not run the compiled search it chose (the verdicts' stats say it)
-    if backend == "auto" and unbounded and native.cached(cfg, props):
-        backend = "native-or-python"  # compiled before: no compile to pay for
+    if backend == "auto" and native.cached(cfg, props):
+        # Compiled before (one program per relation, with or without the turn bound): no
+        # compile to pay for, bounded search or not.
+        backend = "native-or-python"
     elif backend == "auto" and unbounded and max_states > NATIVE_AFTER and native.available():
         first = _search(cfg, s0, props, max_states=NATIVE_AFTER, timeout=timeout, t0=t0,
                         first_violation=first_violation, max_turn=max_turn, symmetry=symmetry, turns=turns)
@@ -307,7 +312,7 @@ def _search_native(cfg: Config, s0: State, props: Sequence[Property], *, max_sta
     transitions = catalogue(cfg).transitions
     ex = Exploration(cfg, r.states, complete=r.complete, depth=r.depth[-1], sources=r.sources, targets=r.targets,
                      via=_Via(r.edge_via, transitions), backend="native", n_edges=r.edges, stopped=r.stopped,
-                     held_bytes=r.held_bytes)
+                     held_bytes=r.held_bytes, program_seconds=r.program_seconds)
     ex.fixpoint = max_turn is None and r.complete and not r.overflow
 
     def path(i: int) -> list[Action]:  # the shortest trace to state i, by its parent pointers
@@ -346,6 +351,8 @@ def _verdicts(conf: CheckConfig, props: Sequence[Property], ex: Exploration, fou
                  "coverage": fired_cov, "scope": scope, "backend": ex.backend}
         if not ex.complete:
             stats["stopped"] = ex.stopped
+        if ex.backend == "native":
+            stats["program_s"] = round(ex.program_seconds, 2)
         if ex.backend_note:
             stats["backend_note"] = ex.backend_note
         if p.id in violated:
@@ -395,8 +402,9 @@ def check_to_the_end(conf: CheckConfig, props: Sequence[Property], *, timeout: f
     if ex.fixpoint:
         return out, ex
     left = max(timeout - (time.monotonic() - t0), 0.0)
-    out2, ex2 = check(conf, props, timeout=left, disabled=disabled, variant=variant,
-                      backend="python" if backend == "auto" else backend)
+    # The relation is the same with the turn bound: "auto" runs the program the first search
+    # compiled (if it did), else the interpreter.
+    out2, ex2 = check(conf, props, timeout=left, disabled=disabled, variant=variant, backend=backend)
     return [v if v.status == VIOLATED and v2.status != VIOLATED else v2 for v, v2 in zip(out, out2, strict=True)], ex2
 
 

@@ -735,6 +735,9 @@ class Run:
     stopped: str = "done"  # what stopped the search (STOPS)
     edges: int = 0  # distinct edges (two transitions between the same states count once)
     held_bytes: int = 0  # what the search held at its end (states, keys, table, edges)
+    #: Seconds to have the program: printed and compiled (once per relation), or found in the
+    #: cache, and checked against the interpreter (once per process).
+    program_seconds: float = 0.0
 
 
 def search(cfg: Config, props: Sequence[Property], s0: State, *, max_states: int, timeout: float,
@@ -750,6 +753,9 @@ def search(cfg: Config, props: Sequence[Property], s0: State, *, max_states: int
 
     from .packing import packing
 
+    import time
+
+    t0 = time.perf_counter()
     lib = program(cfg, tuple(props))
     if (lib._name, cfg, tuple(props), s0) not in _VERIFIED:
         try:
@@ -761,6 +767,7 @@ def search(cfg: Config, props: Sequence[Property], s0: State, *, max_states: int
             lib = program(cfg, tuple(props))
             verify(lib, cfg, props, s0)
         _VERIFIED.add((lib._name, cfg, tuple(props), s0))
+    program_seconds = time.perf_counter() - t0
     pk = packing(cfg)
     n_props, n_trans = len(props), len(catalogue(cfg).transitions)
     longs = lambda n, v=0: (ctypes.c_long * max(n, 1))(*([v] * max(n, 1)))  # noqa: E731
@@ -796,7 +803,7 @@ def search(cfg: Config, props: Sequence[Property], s0: State, *, max_states: int
                    copy("i", r.depth, n), copy("l", r.sources, e), copy("l", r.targets, e),
                    copy("i", r.edge_via, e), bool(r.complete), bool(r.overflow), r.queue_head_depth,
                    [witnessed[k] for k in ks], [None if vstate[k] < 0 else (vstate[k], vvia[k], vdepth[k]) for k in ks],
-                   list(fired)[:n_trans], STOPS[r.stopped], r.distinct_edges, r.bytes)
+                   list(fired)[:n_trans], STOPS[r.stopped], r.distinct_edges, r.bytes, program_seconds)
     finally:
         lib.free_result(ptr)
 
