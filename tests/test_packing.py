@@ -55,3 +55,15 @@ def test_a_value_outside_its_range_is_refused_not_truncated() -> None:
     v[k] = 3
     with pytest.raises(OutOfRange, match="game_over = 3"):
         pack(p, v)
+
+
+def test_a_broken_rule_sets_values_past_the_declared_ends_still_fit() -> None:
+    """A mutant that skips compacting a zone leaves the rules' temporary positions (up to twice
+    model/zones.py's _FAR) in the state; a zone of -1 is one past its end.  Both are packed."""
+    cfg, s0 = build(next(iter(SMALL.values())).position)
+    p = packing(cfg)
+    v = flat(s0)
+    fields = [e.field for e in p.entries]
+    v[fields.index("pos")] = 20_000 + cfg.n
+    v[fields.index("zone")] = -1
+    assert unpack(p, pack(p, v)) == v

@@ -789,23 +789,40 @@ def search(cfg: Config, props: Sequence[Property], s0: State, *, max_states: int
                               "a value outside the native search's range (object id or turn over 4095)")
         n, e = r.n_states, r.n_edges if keep_edges else 0
 
-        def copy(code: str, addr: int, count: int) -> Any:
-            out = array(code)
-            if count:
-                out.frombytes(ctypes.string_at(addr, count * out.itemsize))
+        libc_free = _libc_free()
+
+        def copy(code: str, name: str, count: int) -> Any:
+            """The C array ``name`` of the result, copied, then freed at once (the copy of a
+            search of millions of states never sits beside all of the C arrays)."""
+            out, addr = array(code), getattr(r, name)
+            if count and addr:
+                out.frombytes(memoryview((ctypes.c_ubyte * (count * out.itemsize)).from_address(addr)))
+            if libc_free is not None and addr:
+                libc_free(ctypes.c_void_p(addr))
+                setattr(r, name, None)
             return out
 
         assert array("l").itemsize == ctypes.sizeof(ctypes.c_long) and array("i").itemsize == ctypes.sizeof(ctypes.c_int)
         order = [q for q in props if q.kind == "state"] + [q for q in props if q.kind == "transition"]
         at = {q.id: k for k, q in enumerate(order)}
         ks = [at[q.id] for q in props]
-        return Run(FlatStates(copy("Q", r.states, n * pk.words), pk, Layout.of(cfg)), copy("l", r.parent, n), copy("i", r.via, n),
-                   copy("i", r.depth, n), copy("l", r.sources, e), copy("l", r.targets, e),
-                   copy("i", r.edge_via, e), bool(r.complete), bool(r.overflow), r.queue_head_depth,
+        return Run(FlatStates(copy("Q", "states", n * pk.words), pk, Layout.of(cfg)), copy("l", "parent", n),
+                   copy("i", "via", n), copy("i", "depth", n), copy("l", "sources", e), copy("l", "targets", e),
+                   copy("i", "edge_via", e), bool(r.complete), bool(r.overflow), r.queue_head_depth,
                    [witnessed[k] for k in ks], [None if vstate[k] < 0 else (vstate[k], vvia[k], vdepth[k]) for k in ks],
                    list(fired)[:n_trans], STOPS[r.stopped], r.distinct_edges, r.bytes, program_seconds)
     finally:
         lib.free_result(ptr)
+
+
+def _libc_free() -> Any:
+    """The C library's ``free`` (the search's arrays are malloc'd by the same library), or None."""
+    try:
+        f = ctypes.CDLL(None).free
+    except (OSError, AttributeError):
+        return None
+    f.argtypes, f.restype = [ctypes.c_void_p], None
+    return f
 
 
 class FlatStates(Sequence[State]):

@@ -8,11 +8,11 @@ compiled search prints its tables from it, Python unpacks what it returns); noth
 field's range.
 
 An entry whose range is open in the layout (a life total, a count with no declared maximum,
-an object id or a turn number) gets a fixed width: :data:`OPEN_BITS` bits from its lower
-bound (centred on 0 when it has none), and :data:`MAX_ID` for ids and turns, the largest value
-the compiled search's renumbering handles.  A closed range gets one spare bit, its room split
-below and above the range: a broken rule set (a mutant) that writes a value just past an end
-(a zone of -1, say) is still searched, and the violation found.  A value outside its entry's
+an object id or a turn number) gets a fixed width: :data:`OPEN_BITS` bits around its bound
+(centred on 0 when it has none), and :data:`MAX_ID` for ids and turns, the largest value
+the compiled search's renumbering handles.  Every other range gets one spare bit, its room
+split below and above the range: a broken rule set (a mutant) that writes a value just past an
+end (a zone or a position of -1, say) is still searched, and the violation found.  A value outside its entry's
 width is never truncated: :func:`pack` raises, and the compiled search stops with an error that the search
 reports (and the interpreter searches instead).
 """
@@ -25,8 +25,10 @@ from typing import Sequence
 from mtgcheck.model.config import Config
 from mtgcheck.model.state import LAYOUT, NUM, OID, SCALAR, TURN, Decl, bounds, length
 
-#: Bits of an entry whose declared range is open (a count or a total with no declared bound).
-OPEN_BITS = 10
+#: Bits of an entry whose declared range is open (a count, a total or a position with no
+#: declared bound): wide enough for the positions the rules write before compacting a zone
+#: (model/zones.py's _FAR, up to twice it), which a broken rule set (a mutant) leaves in place.
+OPEN_BITS = 16
 #: The largest object id or turn number a packed state holds (the compiled search's limit too).
 MAX_ID = 4095
 #: Bits per word of a packed state.
@@ -69,15 +71,11 @@ def _range(cfg: Config, d: Decl) -> tuple[int, int]:
     lo, hi = bounds(cfg, d, _NO_STATE)
     if lo is None and hi is None:
         return -(1 << (OPEN_BITS - 1)), (1 << (OPEN_BITS - 1)) - 1
-    if lo is None:
-        return hi - (1 << OPEN_BITS) + 1, hi
-    if hi is None:
-        return lo, lo + (1 << OPEN_BITS) - 1
+    if lo is None:  # a quarter of the room above the bound, the rest below
+        return hi - 3 * (1 << (OPEN_BITS - 2)) + 1, hi + (1 << (OPEN_BITS - 2))
+    if hi is None:  # a quarter of the room below the bound, the rest above
+        return lo - (1 << (OPEN_BITS - 2)), lo + 3 * (1 << (OPEN_BITS - 2)) - 1
     return lo, hi
-
-
-#: Fields whose range is open in the layout (their width is OPEN_BITS already): no spare bit.
-_OPEN = frozenset(d.name for d in LAYOUT if d.holds == NUM and (d.lo is None or d.hi is None))
 
 
 class _NoState:
@@ -96,9 +94,9 @@ def packing(cfg: Config) -> Packing:
     word, shift = 0, 0
     for d in LAYOUT:
         lo, hi = _range(cfg, d)
-        if d.holds in (OID, TURN) or d.name in _OPEN:
+        if d.holds in (OID, TURN) or (d.holds == NUM and (d.lo is None or d.hi is None)):  # fixed widths
             bits = max((hi - lo).bit_length(), 1)
-        else:  # one spare bit, its room split below and above the declared range
+        else:  # one spare bit, its room split below and above the range
             bits = (hi - lo).bit_length() + 1
             lo -= ((1 << bits) - (hi - lo + 1)) // 2
         for _ in range(1 if d.index == SCALAR else length(cfg, d.index)):
