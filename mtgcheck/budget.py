@@ -35,6 +35,8 @@ class Options:
     #: compiled relation, or "auto" (compiled for a search to the fixpoint when a C compiler
     #: is found).  The verdicts are the same; only the time differs.  One of GRAPH_BACKENDS.
     graph_backend: str = "auto"
+    #: Graph checker with ``exhaustive``: megabytes the compiled search may hold (None: no bound).
+    max_memory: int | None = None
     rlimit: int | None = None  # Z3: resource limit of one induction query (None: the checker's default)
     hypothesis_slots: int = 1  # seed slots per configuration (--shards; mtgcheck.check_run's docstring)
     hypothesis_groups: int = 1  # property subsets per configuration

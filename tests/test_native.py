@@ -43,12 +43,14 @@ def assert_same_search(conf: CheckConfig, **kw: Any) -> graph.Exploration:
     assert ex.backend == "native" and ep.backend == "python"
 
     def row(v: Any) -> tuple[Any, ...]:
-        return (v.property, v.status, v.depth, v.detail, v.trace, {k: x for k, x in v.stats.items() if k != "backend"})
+        return (v.property, v.status, v.depth, v.detail, v.trace,
+                {k: x for k, x in v.stats.items() if k not in ("backend", "program_s")})
 
     assert [row(v) for v in got] == [row(v) for v in want]
     assert (ex.complete, ex.fixpoint, ex.depth) == (ep.complete, ep.fixpoint, ep.depth)
     assert list(ex.states) == ep.states  # the same real states, in the same order
-    assert (ex.sources, ex.targets) == (ep.sources, ep.targets)
+    assert (list(ex.sources), list(ex.targets)) == (ep.sources, ep.targets)
+    assert ex.edges == ep.edges
     assert [t.action for t in ex.via] == [t.action for t in ep.via]
     assert (ex.fired, ex.actions) == (ep.fired, ep.actions)
     return ex
@@ -175,7 +177,9 @@ def test_auto_hands_a_long_search_to_the_compiled_one_and_a_term_it_cannot_print
         _, small = graph.check(PLOT, PROPERTIES, unbounded=True, backend="auto", max_states=50)
         assert small.backend == "native"  # compiled before: nothing to pay for
         _, bounded = graph.check(PLOT, PROPERTIES, backend="auto")
-        assert bounded.backend == "python"  # a search to the turn bound stays with the interpreter
+        assert bounded.backend == "native"  # the same relation to the turn bound: the same program
+        _, other = graph.check(OTARIA, PROPERTIES, backend="auto")
+        assert other.backend == "python"  # a search to the turn bound never pays for a compile
 
         def refuse(*_: Any) -> str:
             raise native.Unsupported("no C for the term (test)")
@@ -198,13 +202,13 @@ def test_a_program_is_compiled_once_and_then_read_from_the_cache(monkeypatch: py
     monkeypatch.setenv("MTGCHECK_CACHE", str(tmp_path))
     src = native.source(build(TWO_BOLTS.position)[0], PROPERTIES)
     native.load(src)
-    assert len(list((tmp_path / "native").glob("search-*.so"))) == 1
+    assert len(list((tmp_path / "native").glob("search-*.lib"))) == 1
     monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))  # a second load needs no compiler
     native.load(src)
     with pytest.raises(native.Unsupported, match="no C compiler"):
         native.load(src + "\n/* another program */\n")
     other = src + "\n/* a damaged entry */\n"
-    (tmp_path / "native" / f"search-{native._digest(other)}.so").write_bytes(b"not a program")
+    (tmp_path / "native" / f"search-{native._digest(other)}.lib").write_bytes(b"not a program")
     with pytest.raises(native.Unsupported, match="cannot load"):  # a one-line reason, no traceback
         native.load(other)
     assert not list((tmp_path / "native").glob("tmp*"))  # nothing half-written is left
@@ -275,7 +279,7 @@ def test_a_stale_program_is_caught_before_it_searches(monkeypatch: pytest.Monkey
         with pytest.raises(native.Unsupported, match="differs from the interpreter"):
             native.verify(wrong, intact, PROPERTIES, s0)
         index = tmp_path / "native" / f"inputs-{native.inputs_key(intact, PROPERTIES)}"
-        index.write_text(wrong._name.rsplit("search-", 1)[1].removesuffix(".so"))
+        index.write_text(wrong._name.rsplit("search-", 1)[1].removesuffix(".lib"))
         native.program.cache_clear()
         assert native.program(intact, tuple(PROPERTIES))._name == wrong._name  # the stale entry is read
         assert_same_search(conf.conf)
@@ -325,3 +329,41 @@ def test_the_inputs_key_reads_what_a_property_computes() -> None:
     cfg, _ = build(TWO_BOLTS.position)
     assert native.inputs_key(cfg, [make(20)]) == native.inputs_key(cfg, [make(20)])
     assert native.inputs_key(cfg, [make(20)]) != native.inputs_key(cfg, [make(19)])
+
+
+@needs_cc
+def test_a_memory_bound_stops_the_compiled_search_and_the_verdicts_say_so() -> None:
+    _, whole = graph.check(PLOT, PROPERTIES, unbounded=True, backend="native", max_states=None, keep_edges=False)
+    assert whole.fixpoint and whole.stopped == "done" and not whole.sources  # no edge list kept
+    bound = whole.held_bytes * 3 // 5  # above what the search holds at its start, below its end
+    got, ex = graph.check(PLOT, PROPERTIES, unbounded=True, backend="native", max_states=None,
+                          max_bytes=bound, keep_edges=False)
+    assert not ex.complete and not ex.fixpoint and ex.stopped == "max-memory"
+    assert 100 < len(ex.states) < len(whole.states) and ex.held_bytes > bound
+    assert all(v.stats["stopped"] == "max-memory" and v.status != "proved" for v in got)
+    assert all(v.stats["program_s"] >= 0 for v in got)  # the time to have the program, shown
+    assert any("(max-memory)" in v.detail for v in got)
+    _, kept = graph.check(PLOT, PROPERTIES, unbounded=True, backend="native", max_states=None)
+    assert kept.edges == whole.edges and len(set(zip(kept.sources, kept.targets, strict=True))) == whole.edges
+
+
+def test_exhaustive_has_no_state_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--exhaustive hands the search no state budget (it stopped at 300,001 states) and the
+    memory bound of --max-memory; the edge list is kept only for --export-graph."""
+    from mtgcheck.budget import Options
+    from mtgcheck.checkers.registry import GraphChecker
+    from mtgcheck.rulesets import REFERENCE
+
+    seen: dict[str, Any] = {}
+
+    def fake_check(conf: CheckConfig, props: Any, **kw: Any) -> tuple[list[Any], graph.Exploration]:
+        seen.update(kw)
+        raise StopIteration
+
+    monkeypatch.setattr(graph, "check", fake_check)
+    with pytest.raises(StopIteration):
+        GraphChecker().check(PLOT, PROPERTIES, REFERENCE, Options(exhaustive=True, max_memory=64))
+    assert seen["max_states"] is None and seen["max_bytes"] == 64 * 2**20 and seen["keep_edges"] is False
+    with pytest.raises(StopIteration):
+        GraphChecker().check(PLOT, PROPERTIES, REFERENCE, Options(first_violation=True, export_dir="x"))
+    assert seen["max_states"] == 300_000 and seen["max_bytes"] == 0 and seen["keep_edges"] is True

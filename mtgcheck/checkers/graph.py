@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Sequence
 
 import networkx as nx
 
@@ -42,9 +42,19 @@ class Exploration:
     actions: dict[str, int] = field(default_factory=dict)  # action verb -> times fired
     # Every edge explored, as parallel lists (source index, target index, transition): plain
     # arrays in the hot loop; :attr:`graph` builds the networkx graph from them on demand.
-    sources: list[int] = field(default_factory=list)
-    targets: list[int] = field(default_factory=list)
-    via: list[Transition] = field(default_factory=list)
+    # (The compiled search keeps them as machine arrays, and only when asked: see ``n_edges``.)
+    sources: Sequence[int] = field(default_factory=list)
+    targets: Sequence[int] = field(default_factory=list)
+    via: Sequence[Transition] = field(default_factory=list)
+    #: Distinct edges when the search counted them itself (the compiled search): no edge list needed.
+    n_edges: int | None = None
+    #: What stopped the search: "done" (the queue ran out), "state budget", "timeout",
+    #: "max-memory" or "first violation".
+    stopped: str = "done"
+    held_bytes: int = 0  # what the compiled search held at its end (0: the interpreter's)
+    #: Seconds the compiled search spent having its program (print and compile, once per
+    #: relation; else a cache read and the check against the interpreter).
+    program_seconds: float = 0.0
     fixpoint: bool = False  # no turn bound, and no new state appeared: every reachable state seen
     backend: str = "python"  # the reading that ran the search: "python" or "native" (.native)
     backend_note: str = ""  # why the compiled reading "auto" chose did not run, if it did not
@@ -65,6 +75,8 @@ class Exploration:
     @property
     def edges(self) -> int:
         """Distinct explored edges (two transitions between the same states count once)."""
+        if self.n_edges is not None:
+            return self.n_edges
         return len(set(zip(self.sources, self.targets, strict=True)))
 
 
@@ -99,11 +111,12 @@ class _Found:
     checked_to: int
 
 
-def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300_000,
+def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int | None = 300_000,
           timeout: float = 120.0, disabled: frozenset[str] = frozenset(),
           variant: str | None = None, symmetry: bool = True,
           unbounded: bool = False, renumber_turns: bool | None = None,
-          first_violation: bool = False, backend: str = "python") -> tuple[list[Verdict], Exploration]:
+          first_violation: bool = False, backend: str = "python", keep_edges: bool = True,
+          max_bytes: int = 0) -> tuple[list[Verdict], Exploration]:
     """Search the configuration; one verdict per property.
 
     With ``symmetry``, states equal up to a swap of identical cards are visited once
@@ -121,8 +134,18 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
     incomplete, and the properties not violated say so.
 
     ``backend`` (:data:`BACKENDS`): the interpreter or the compiled relation; both visit the
-    same states in the same order, so every verdict, figure and trace is the same."""
+    same states in the same order, so every verdict, figure and trace is the same.
+
+    ``max_states`` None: no state budget (the search runs to its fixpoint, ``timeout`` or
+    ``max_bytes``).  ``max_bytes`` (the compiled search; 0: none) bounds what the search holds;
+    ``keep_edges`` False keeps only the count of the edges (the compiled search), not the list
+    that :attr:`Exploration.graph` is built from.  ``Exploration.stopped`` says what stopped it."""
+    import sys
+
     from . import native
+
+    if max_states is None:
+        max_states = sys.maxsize
 
     t0 = time.monotonic()
     cfg, s0 = build(conf.position, variant=variant, disabled=disabled)
@@ -134,8 +157,10 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
     max_turn = None if unbounded else conf.max_turn
     run: tuple[Exploration, _Found] | None = None
     note = ""  # why "auto" did not run the compiled search it chose (the verdicts' stats say it)
-    if backend == "auto" and unbounded and native.cached(cfg, props):
-        backend = "native-or-python"  # compiled before: no compile to pay for
+    if backend == "auto" and native.cached(cfg, props):
+        # Compiled before (one program per relation, with or without the turn bound): no
+        # compile to pay for, bounded search or not.
+        backend = "native-or-python"
     elif backend == "auto" and unbounded and max_states > NATIVE_AFTER and native.available():
         first = _search(cfg, s0, props, max_states=NATIVE_AFTER, timeout=timeout, t0=t0,
                         first_violation=first_violation, max_turn=max_turn, symmetry=symmetry, turns=turns)
@@ -146,7 +171,8 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int = 300
     if backend in ("native", "native-or-python"):
         try:
             run = _search_native(cfg, s0, props, max_states=max_states, timeout=timeout - (time.monotonic() - t0),
-                                 first_violation=first_violation, max_turn=max_turn, symmetry=symmetry, turns=turns)
+                                 first_violation=first_violation, max_turn=max_turn, symmetry=symmetry, turns=turns,
+                                 keep_edges=keep_edges, max_bytes=max_bytes)
         except native.Unsupported as e:
             if backend == "native":
                 from mtgcheck.errors import UsageError
@@ -208,9 +234,11 @@ def _search(cfg: Config, s0: State, props: Sequence[Property], *, max_states: in
     while queue:
         if len(index) >= max_states or time.monotonic() - t0 > timeout:
             ex.complete = False
+            ex.stopped = "state budget" if len(index) >= max_states else "timeout"
             break
         if first_violation and violated and depth_of[queue[0]] >= min(d for d, _ in violated.values()):
             ex.complete = False
+            ex.stopped = "first violation"
             break
         i = queue.popleft()
         s = states[i]
@@ -256,26 +284,49 @@ def _search(cfg: Config, s0: State, props: Sequence[Property], *, max_states: in
     return ex, _Found(violated, witnessed, fired, ex.depth if ex.complete else depth_of[queue[0]])
 
 
+class _Via(Sequence[Transition]):
+    """The transition of each edge of a compiled search, read from its array when asked."""
+
+    def __init__(self, codes: Sequence[int], transitions: Sequence[Transition]) -> None:
+        self.codes, self.transitions = codes, transitions
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self.transitions[c] for c in self.codes[i]]
+        return self.transitions[self.codes[i]]
+
+
 def _search_native(cfg: Config, s0: State, props: Sequence[Property], *, max_states: int, timeout: float,
                    first_violation: bool, max_turn: int | None, symmetry: bool,
-                   turns: bool) -> tuple[Exploration, _Found]:
+                   turns: bool, keep_edges: bool = True, max_bytes: int = 0) -> tuple[Exploration, _Found]:
     """The search by the compiled relation (:mod:`.native`): the same states, edges, counts
     and first violations as :func:`_search`, in the same order."""
     from . import native
 
     r = native.search(cfg, props, s0, max_states=max_states, timeout=timeout, first_violation=first_violation,
-                      max_turn=max_turn, symmetry=symmetry, turns=turns)
+                      max_turn=max_turn, symmetry=symmetry, turns=turns, keep_edges=keep_edges,
+                      max_bytes=max_bytes)
     transitions = catalogue(cfg).transitions
-    ex = Exploration(cfg, r.states, complete=r.complete, depth=max(r.depth), sources=r.sources, targets=r.targets,
-                     via=[transitions[t] for t in r.edge_via], backend="native")
+    ex = Exploration(cfg, r.states, complete=r.complete, depth=r.depth[-1], sources=r.sources, targets=r.targets,
+                     via=_Via(r.edge_via, transitions), backend="native", n_edges=r.edges, stopped=r.stopped,
+                     held_bytes=r.held_bytes, program_seconds=r.program_seconds)
     ex.fixpoint = max_turn is None and r.complete and not r.overflow
-    parent: list[tuple[int, Action] | None] = [None if p < 0 else (p, transitions[t].action)
-                                               for p, t in zip(r.parent, r.via, strict=True)]
+
+    def path(i: int) -> list[Action]:  # the shortest trace to state i, by its parent pointers
+        out = []
+        while r.parent[i] >= 0:
+            out.append(transitions[r.via[i]].action)
+            i = r.parent[i]
+        return out[::-1]
+
     violated: dict[str, tuple[int, list[Action]]] = {}
     for p, v in zip(props, r.violations, strict=True):
         if v is not None:
             i, t, d = v
-            violated[p.id] = (d, _path(parent, i) + ([transitions[t].action] if t >= 0 else []))
+            violated[p.id] = (d, path(i) + ([transitions[t].action] if t >= 0 else []))
     witnessed = {p.id: w for p, w in zip(props, r.witnessed, strict=True)}
     return ex, _Found(violated, witnessed, r.fired, ex.depth if r.complete else r.queue_head_depth)
 
@@ -298,17 +349,21 @@ def _verdicts(conf: CheckConfig, props: Sequence[Property], ex: Exploration, fou
     for p in props:
         stats = {"states": len(states), "edges": edges, "witnesses": witnessed[p.id],
                  "coverage": fired_cov, "scope": scope, "backend": ex.backend}
+        if not ex.complete:
+            stats["stopped"] = ex.stopped
+        if ex.backend == "native":
+            stats["program_s"] = round(ex.program_seconds, 2)
         if ex.backend_note:
             stats["backend_note"] = ex.backend_note
         if p.id in violated:
             d, trace = violated[p.id]
             v = Verdict("graph", p.id, conf.name, VIOLATED, depth=d, trace=trace, stats=stats)
         elif not ex.complete and unbounded and witnessed[p.id]:
-            v = Verdict("graph", p.id, conf.name, HOLDS, f"search stopped after {len(states)} states, "
-                        f"exhaustive to depth {checked_to}", depth=checked_to, stats=stats)
+            v = Verdict("graph", p.id, conf.name, HOLDS, f"search stopped after {len(states)} states "
+                        f"({ex.stopped}), exhaustive to depth {checked_to}", depth=checked_to, stats=stats)
         elif not ex.complete:
-            v = Verdict("graph", p.id, conf.name, UNKNOWN, f"search stopped after {len(states)} states",
-                        depth=ex.depth, stats=stats)
+            v = Verdict("graph", p.id, conf.name, UNKNOWN, f"search stopped after {len(states)} states "
+                        f"({ex.stopped})", depth=ex.depth, stats=stats)
         elif witnessed[p.id] == 0:
             v = Verdict("graph", p.id, conf.name, VACUOUS, "its antecedent never held in the reachable states",
                         depth=ex.depth, stats=stats)
@@ -347,8 +402,9 @@ def check_to_the_end(conf: CheckConfig, props: Sequence[Property], *, timeout: f
     if ex.fixpoint:
         return out, ex
     left = max(timeout - (time.monotonic() - t0), 0.0)
-    out2, ex2 = check(conf, props, timeout=left, disabled=disabled, variant=variant,
-                      backend="python" if backend == "auto" else backend)
+    # The relation is the same with the turn bound: "auto" runs the program the first search
+    # compiled (if it did), else the interpreter.
+    out2, ex2 = check(conf, props, timeout=left, disabled=disabled, variant=variant, backend=backend)
     return [v if v.status == VIOLATED and v2.status != VIOLATED else v2 for v, v2 in zip(out, out2, strict=True)], ex2
 
 

@@ -17,8 +17,15 @@ term this printer does not know, falls back to the interpreter (:func:`available
 
 Compiled programs are kept in a cache directory (``MTGCHECK_CACHE``, else
 ``~/.cache/mtgcheck``), named by a hash of the C source and found again by a hash of what it
-is printed from (:func:`program`), so a relation is compiled once per machine; every program is
-checked against the interpreter before it searches (:func:`verify`).
+is printed from (:func:`program`, content only, so another process finds it), so a relation
+is compiled once per machine; every program is checked against the interpreter before it
+searches (:func:`verify`).  Loading a library runs its constructors, so the cache is trusted
+only as far as it is checked: a directory created 0700 and refused if another user owns it or
+can write it, entries whose header names their source's hash and the SHA-256 of the library,
+checked before the very bytes checked are loaded (:func:`load`); anything else is a one-line
+reason and the interpreter's search.  Those checks keep other users and damaged or swapped
+files out; a cache this user restores from somewhere else is this user's own files, as it is
+for ccache.
 """
 
 from __future__ import annotations
@@ -26,7 +33,9 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
+import re
 import shutil
+import stat
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -44,7 +53,7 @@ from mtgcheck.model.state import (CARD_FIELDS, LAYOUT, OID_FIELDS, PLANE_SOURCED
 from mtgcheck.properties.base import Property
 
 #: Bumped when the generated program's interface or the search it runs changes.
-VERSION = 1
+VERSION = 2
 
 
 class Unsupported(Exception):
@@ -278,9 +287,21 @@ def source(cfg: Config, props: Sequence[Property]) -> str:
         *_entry_table("TURNS", lay.entries(TURN_FIELDS)),
         f"#define GAME_OVER {lay.offsets['game_over']}", f"#define TURN {lay.offsets['turn']}",
         f"#define OVERFLOW {lay.offsets['overflow']}",
+        *_packing_tables(cfg),
         _SEARCH,
     ]
     return "\n".join(out) + "\n"
+
+
+def _packing_tables(cfg: Config) -> list[str]:
+    """The packed store's tables (:mod:`.packing`: one derivation of the widths, read here)."""
+    from .packing import MAX_ID, packing
+
+    pk = packing(cfg)
+    es = pk.entries
+    return [f"#define W {pk.words}", f"#define MAXV {MAX_ID + 1}", _c_array("PK_LO", [e.lo for e in es]),
+            _c_array("PK_BITS", [e.bits for e in es]), _c_array("PK_WORD", [e.word for e in es]),
+            _c_array("PK_SHIFT", [e.shift for e in es])]
 
 
 def _entry_table(name: str, entries: Sequence[int]) -> list[str]:
@@ -293,29 +314,120 @@ class _Result(ctypes.Structure):
     _fields_ = [(name, ctypes.c_void_p) for name in ("states", "parent", "via", "depth", "sources", "targets",
                                                       "edge_via")] + [
         (name, ctypes.c_long) for name in ("n_states", "n_edges", "complete", "overflow", "queue_head_depth",
-                                           "error")]
+                                           "error", "stopped", "bad_entry", "distinct_edges", "bytes")]
+
+
+#: Why a compiled search stopped (``Result.stopped`` in the C source).
+STOPS = ("done", "state budget", "timeout", "max-memory", "first violation")
 
 
 def _digest(src: str) -> str:
     return hashlib.sha256(f"{VERSION} {CFLAGS}\n{src}".encode()).hexdigest()[:24]
 
 
+#: A digest as :func:`_digest` and :func:`inputs_key` print it: what an index entry may hold.
+_DIGEST = re.compile(r"[0-9a-f]{24}")
+#: The first line of a cached program: the magic, the source digest, the SHA-256 of the bytes after it.
+_MAGIC = b"mtgcheck-native"
+
+
 def _program_file(d: Path, digest: str) -> Path:
     """Where the cache ``d`` keeps the program compiled from the source of ``digest``."""
-    return d / f"search-{digest}.so"
+    return d / f"search-{digest}.lib"
+
+
+def _unsafe(what: Path, why: str) -> Unsupported:
+    return Unsupported(f"the compile cache {what} {why}; the search runs on the interpreter")
+
+
+def _check_owned(what: Path, st: os.stat_result) -> None:
+    """Refuse what another user owns or can write: a program in it runs inside the harness."""
+    if st.st_uid != os.geteuid():
+        raise _unsafe(what, f"is owned by another user (uid {st.st_uid})")
+    if st.st_mode & 0o022:
+        raise _unsafe(what, f"is writable by other users (mode {stat.S_IMODE(st.st_mode):o})")
+
+
+def private_cache_dir() -> Path:
+    """:func:`cache_dir`, created 0700 if missing; :class:`Unsupported` if it, or the cache root
+    above it, is not a directory of this user's that no one else can write."""
+    d = cache_dir()
+    for p in (d.parent, d):
+        try:
+            p.mkdir(mode=0o700, parents=p is d.parent, exist_ok=True)
+            st = os.stat(p) if p is d.parent else os.lstat(p)  # the root may be a link the user made
+        except OSError as e:
+            raise _unsafe(p, f"cannot be created ({e.strerror})") from None
+        if not stat.S_ISDIR(st.st_mode):
+            raise _unsafe(p, "is not a directory")
+        _check_owned(p, st)
+    return d
+
+
+def _read_private(f: Path) -> bytes | None:
+    """The bytes of a cache file of this user's that no one else can write (None if it is not
+    there); never follows a link, and checks the very file it reads."""
+    try:
+        fd = os.open(f, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise _unsafe(f, f"cannot be read ({e.strerror})") from None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise _unsafe(f, "is not a regular file")
+        _check_owned(f, st)
+        return fh.read()
+
+
+def _write_private(d: Path, f: Path, data: bytes) -> None:
+    """Write ``f`` whole or not at all (a concurrent run sees the old file or the new), 0600."""
+    fd, tmp = tempfile.mkstemp(dir=d, prefix="tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, f)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _pack_program(digest: str, elf: bytes) -> bytes:
+    return b" ".join([_MAGIC, digest.encode(), hashlib.sha256(elf).hexdigest().encode()]) + b"\n" + elf
+
+
+def _unpack_program(f: Path, digest: str, data: bytes) -> bytes:
+    """The compiled library in a cache entry, once its header names ``digest`` and the SHA-256
+    of the bytes that follow it; :class:`Unsupported` for anything else (never loaded)."""
+    head, _, elf = data.partition(b"\n")
+    fields = head.split(b" ")
+    if len(fields) != 3 or fields[0] != _MAGIC:
+        raise Unsupported(f"cannot load {f}: not a program of this cache; the search runs on the interpreter")
+    if fields[1] != digest.encode():
+        raise Unsupported(f"cannot load {f}: it names another source ({fields[1][:24].decode(errors='replace')}); "
+                          "the search runs on the interpreter")
+    if fields[2] != hashlib.sha256(elf).hexdigest().encode():
+        raise Unsupported(f"cannot load {f}: its bytes do not match their hash (damaged or replaced); "
+                          "the search runs on the interpreter")
+    return elf
 
 
 def load(src: str) -> Any:
-    """The compiled program of a C source (compiled once into the cache, then loaded)."""
+    """The compiled program of a C source (compiled once into the cache, then loaded).
+
+    The cache entry is named by the hash of the source and holds that hash and the SHA-256 of
+    the library; both are checked before the library is loaded (loading runs its constructors),
+    in a cache directory only this user can write (:func:`private_cache_dir`)."""
     digest = _digest(src)
-    d = cache_dir()
-    so = _program_file(d, digest)
-    if not so.exists():
+    d = private_cache_dir()
+    f = _program_file(d, digest)
+    data = _read_private(f)
+    if data is None:
         cc = compiler()
         if cc is None:
             raise Unsupported(NO_COMPILER)
         try:
-            d.mkdir(parents=True, exist_ok=True)
             with tempfile.TemporaryDirectory(dir=d) as tmp:
                 c, tmp_so = Path(tmp) / "search.c", Path(tmp) / "search.so"
                 c.write_text(src)
@@ -326,29 +438,59 @@ def load(src: str) -> Any:
                     raise Unsupported(f"the C compiler took over {COMPILE_TIMEOUT:.0f} s") from None
                 if run.returncode != 0:
                     raise Unsupported(f"the C compiler failed: {run.stderr.strip()[:400]}")
-                os.replace(tmp_so, so)  # atomic: a concurrent run sees the whole file or none
+                data = _pack_program(digest, tmp_so.read_bytes())
+            _write_private(d, f, data)
         except OSError as e:
             raise Unsupported(f"cannot compile into the cache {d}: {e}") from None
         _prune(d)
-    return _open(so)
+    return _open(f, _unpack_program(f, digest, data), digest)
 
 
-def _open(so: Path) -> Any:
+def _open(f: Path, elf: bytes, digest: str) -> Any:
+    """Load the verified bytes ``elf`` (never the file again: what is loaded is what was checked);
+    the same bytes are loaded once per process."""
+    key = (digest, hashlib.sha256(elf).hexdigest())
+    if key in _LOADED:
+        return _LOADED[key]
     try:
-        lib = ctypes.CDLL(str(so))
-    except OSError as e:  # not a program this printer compiled (a damaged cache)
-        raise Unsupported(f"cannot load {so}: {e}") from None
-    lib.search.restype = ctypes.POINTER(_Result)
-    lib.search.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_long, ctypes.c_double, ctypes.c_int,
-                           ctypes.c_long, ctypes.c_int, ctypes.c_int,
-                           *[ctypes.POINTER(ctypes.c_long)] * 5]
-    lib.canonical.restype = None
-    lib.canonical.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int), ctypes.c_int]
-    lib.free_result.argtypes = [ctypes.POINTER(_Result)]
-    lib.free_result.restype = None
-    lib.successor.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int)]
-    lib.state_outcomes.restype = lib.edge_outcomes.restype = None
+        if hasattr(os, "memfd_create"):
+            # The descriptor stays open while the process lives: the loader knows a library by
+            # its path, and a closed descriptor's number (its path) would name the next one.
+            fd = os.memfd_create(f"mtgcheck-search-{digest}")
+            os.write(fd, elf)
+            try:
+                lib = ctypes.CDLL(f"/proc/self/fd/{fd}")
+            except OSError:
+                os.close(fd)
+                raise
+        else:  # a private copy, loaded and removed
+            with tempfile.TemporaryDirectory(dir=f.parent) as tmp:
+                copy = Path(tmp) / "search.so"
+                copy.write_bytes(elf)
+                lib = ctypes.CDLL(str(copy))
+    except OSError as e:  # not a library this machine can load
+        raise Unsupported(f"cannot load {f}: {str(e).splitlines()[0][:200]}; the search runs on the interpreter") from None
+    lib._name = str(f)
+    try:
+        lib.search.restype = ctypes.POINTER(_Result)
+        lib.search.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_long, ctypes.c_double, ctypes.c_int,
+                               ctypes.c_long, ctypes.c_int, ctypes.c_int,
+                               *[ctypes.POINTER(ctypes.c_long)] * 5, ctypes.c_int, ctypes.c_long]
+        lib.canonical.restype = None
+        lib.canonical.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int), ctypes.c_int]
+        lib.free_result.argtypes = [ctypes.POINTER(_Result)]
+        lib.free_result.restype = None
+        lib.successor.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int)]
+        lib.state_outcomes.restype = lib.edge_outcomes.restype = None
+    except AttributeError as e:
+        raise Unsupported(f"cannot load {f}: it lacks the search's entry points ({e}); "
+                          "the search runs on the interpreter") from None
+    _LOADED[key] = lib
     return lib
+
+
+#: The libraries loaded in this process, by source digest and the SHA-256 of their bytes.
+_LOADED: dict[tuple[str, str], Any] = {}
 
 
 #: Programs kept in the cache (a change of the model or of a configuration compiles new ones).
@@ -356,10 +498,12 @@ CACHE_KEEP = 64
 
 
 def _prune(d: Path) -> None:
-    """Drop the least recently compiled programs beyond :data:`CACHE_KEEP`, and the index
-    entries naming them (best effort)."""
+    """Drop the least recently compiled programs beyond :data:`CACHE_KEEP`, the index entries
+    naming programs no longer there, and the files of an older layout (best effort)."""
     try:
-        kept = sorted(d.glob("search-*.so"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in d.glob("search-*.so"):
+            old.unlink(missing_ok=True)
+        kept = sorted(d.glob("search-*.lib"), key=lambda p: p.stat().st_mtime, reverse=True)
         for old in kept[CACHE_KEEP:]:
             old.unlink(missing_ok=True)
         for index in d.glob("inputs-*"):  # and the shortcuts to the programs dropped
@@ -378,24 +522,40 @@ def program(cfg: Config, props: tuple[Property, ...]) -> Any:
     the configuration, the properties, Z3's and Python's versions), as ccache's direct mode
     finds an object file; every search still checks the program against the interpreter
     first (:func:`verify`), so a stale entry costs a second print, never a verdict."""
-    so = _indexed(cfg, props)
-    if so is not None:
-        return _open(so)
-    index = _index(cfg, props)
+    digest = _indexed(cfg, props)
+    if digest is not None:
+        return _load_entry(cache_dir(), digest)
     src = source(cfg, props)
     lib = load(src)
     try:
-        tmp = index.with_suffix(".tmp%d" % os.getpid())
-        tmp.write_text(_digest(src))
-        os.replace(tmp, index)
+        _write_private(cache_dir(), _index(cfg, props), _digest(src).encode())
     except OSError:
         pass  # the index is only a shortcut
     return lib
 
 
+def _load_entry(d: Path, digest: str) -> Any:
+    """Load the cached program of ``digest``, checked as :func:`load` checks it; an entry
+    that fails the check is removed (the next run compiles it again) and the search runs on
+    the interpreter, with the reason."""
+    f = _program_file(d, digest)
+    data = _read_private(f)
+    if data is None:
+        raise Unsupported(f"cannot load {f}: it is gone; the search runs on the interpreter")
+    try:
+        elf = _unpack_program(f, digest, data)
+    except Unsupported:
+        f.unlink(missing_ok=True)
+        raise
+    return _open(f, elf, digest)
+
+
 def cached(cfg: Config, props: Sequence[Property]) -> bool:
     """Whether the program of ``cfg`` and ``props`` is in the cache (found without printing)."""
-    return _indexed(cfg, props) is not None
+    try:
+        return _indexed(cfg, props) is not None
+    except Unsupported:
+        return False  # an unsafe cache: the compile path says why
 
 
 def _index(cfg: Config, props: Sequence[Property]) -> Path:
@@ -403,13 +563,19 @@ def _index(cfg: Config, props: Sequence[Property]) -> Path:
     return cache_dir() / f"inputs-{inputs_key(cfg, props)}"
 
 
-def _indexed(cfg: Config, props: Sequence[Property]) -> Path | None:
-    """The cached program the index names for ``cfg`` and ``props``, if both are there."""
-    try:
-        so = _program_file(cache_dir(), _index(cfg, props).read_text().strip())
-    except OSError:
+def _indexed(cfg: Config, props: Sequence[Property]) -> str | None:
+    """The source digest the index names for ``cfg`` and ``props``, if the entry is a digest
+    and its program is there (:class:`Unsupported` if the cache is not this user's alone)."""
+    d = private_cache_dir()
+    index = _index(cfg, props)
+    text = _read_private(index)
+    if text is None:
         return None
-    return so if so.exists() else None
+    digest = text.decode("ascii", errors="replace").strip()
+    if not _DIGEST.fullmatch(digest):  # not an entry this module wrote: ignored, and dropped
+        index.unlink(missing_ok=True)
+        return None
+    return digest if _program_file(d, digest).exists() else None
 
 
 def inputs_key(cfg: Config, props: Sequence[Property]) -> str:
@@ -426,15 +592,39 @@ def inputs_key(cfg: Config, props: Sequence[Property]) -> str:
     return h.hexdigest()[:24]
 
 
-def _code(f: Any) -> Any:
+def _code(f: Any, _seen: frozenset[int] = frozenset()) -> Any:
     """What a property's function computes, as far as its code says: its bytecode, constants
-    and captured values (a property made outside the package, by a test, say)."""
+    (nested functions' code by its content) and captured values (a property made outside the
+    package, by a test, say).  Content only: nothing in it is a memory address, so two
+    processes compute the same key and find the same program."""
     if f is None:
         return None
+    if id(f) in _seen:  # a function that captures itself
+        return ("recursive", getattr(f, "__qualname__", ""))
+    seen = _seen | {id(f)}
     code = getattr(f, "__code__", None)
-    cells = tuple(repr(c.cell_contents) for c in (getattr(f, "__closure__", None) or ()))
-    return (getattr(f, "__module__", ""), getattr(f, "__qualname__", repr(f)),
-            None if code is None else (code.co_code, repr(code.co_consts), code.co_names), cells)
+    cells = tuple(_content(c.cell_contents, seen) for c in (getattr(f, "__closure__", None) or ()))
+    return (getattr(f, "__module__", ""), getattr(f, "__qualname__", type(f).__qualname__),
+            None if code is None else _code_object(code), cells)
+
+
+def _code_object(code: Any) -> Any:
+    return (code.co_name, code.co_code, code.co_names, code.co_varnames, code.co_freevars,
+            tuple(_code_object(c) if hasattr(c, "co_code") else _content(c, frozenset()) for c in code.co_consts))
+
+
+def _content(x: Any, seen: frozenset[int]) -> Any:
+    """A captured value by its content: a function by its code, anything else as :func:`_stable`
+    gives it, an object whose ``repr`` is only its address by its type and attributes."""
+    if callable(x) and hasattr(x, "__code__"):
+        return _code(x, seen)
+    x = _stable(x)
+    if isinstance(x, tuple):
+        return tuple(_content(v, seen) for v in x)
+    if type(x).__repr__ is object.__repr__:
+        return (type(x).__module__, type(x).__qualname__,
+                _content(tuple(sorted(vars(x).items())) if hasattr(x, "__dict__") else (), seen))
+    return x
 
 
 @lru_cache(maxsize=1)
@@ -519,37 +709,56 @@ def verify(lib: Any, cfg: Config, props: Sequence[Property], s0: State) -> None:
             s = rng.choice(moves)
 
 
-#: (program file, start) pairs already checked by :func:`verify` in this process.
-_VERIFIED: set[tuple[str, State]] = set()
+#: (program file, configuration, properties, start) already checked by :func:`verify` in this
+#: process: a program is checked against the relation it is used for, not only the start.
+_VERIFIED: set[tuple[str, Config, tuple[Property, ...], State]] = set()
 
 
 @dataclass
 class Run:
     """What one native search found, copied out of the C program's memory (see ``search``
-    in the C source: the same order and counts as :func:`.graph.check`)."""
+    in the C source: the same order and counts as :func:`.graph.check`).  Per-state and
+    per-edge figures are kept as machine arrays (8 or 4 bytes an entry), not Python lists."""
 
     states: "FlatStates"
-    parent: list[int]  # per state: the state it was first reached from (-1: the start)
-    via: list[int]  # per state: the transition (catalogue index) it was first reached by
-    depth: list[int]
-    sources: list[int]  # per edge
-    targets: list[int]
-    edge_via: list[int]
+    parent: Sequence[int]  # per state: the state it was first reached from (-1: the start)
+    via: Sequence[int]  # per state: the transition (catalogue index) it was first reached by
+    depth: Sequence[int]
+    sources: Sequence[int]  # per edge (empty unless the edges were kept)
+    targets: Sequence[int]
+    edge_via: Sequence[int]
     complete: bool
     overflow: bool
     queue_head_depth: int
     witnessed: list[int]  # per property, state properties first (the order of ``props``' kinds)
     violations: list[tuple[int, int, int] | None]  # per property: (state, transition or -1, depth)
     fired: list[int]  # per transition
+    stopped: str = "done"  # what stopped the search (STOPS)
+    edges: int = 0  # distinct edges (two transitions between the same states count once)
+    held_bytes: int = 0  # what the search held at its end (states, keys, table, edges)
+    #: Seconds to have the program: printed and compiled (once per relation), or found in the
+    #: cache, and checked against the interpreter (once per process).
+    program_seconds: float = 0.0
 
 
 def search(cfg: Config, props: Sequence[Property], s0: State, *, max_states: int, timeout: float,
-           first_violation: bool, max_turn: int | None, symmetry: bool, turns: bool) -> Run:
-    """Run the compiled search of ``cfg`` from ``s0`` (:class:`Unsupported` if it cannot run)."""
+           first_violation: bool, max_turn: int | None, symmetry: bool, turns: bool, keep_edges: bool = True,
+           max_bytes: int = 0) -> Run:
+    """Run the compiled search of ``cfg`` from ``s0`` (:class:`Unsupported` if it cannot run).
+
+    ``max_bytes`` (0: none) bounds what the search holds; ``keep_edges`` keeps every edge
+    (20 bytes each, for the explored graph), else only their count."""
+    from array import array
+
     from mtgcheck.model.actions import catalogue
 
+    from .packing import packing
+
+    import time
+
+    t0 = time.perf_counter()
     lib = program(cfg, tuple(props))
-    if (lib._name, s0) not in _VERIFIED:
+    if (lib._name, cfg, tuple(props), s0) not in _VERIFIED:
         try:
             verify(lib, cfg, props, s0)
         except Unsupported:
@@ -558,64 +767,88 @@ def search(cfg: Config, props: Sequence[Property], s0: State, *, max_states: int
             program.cache_clear()
             lib = program(cfg, tuple(props))
             verify(lib, cfg, props, s0)
-        _VERIFIED.add((lib._name, s0))
-    lay = Layout.of(cfg)
+        _VERIFIED.add((lib._name, cfg, tuple(props), s0))
+    program_seconds = time.perf_counter() - t0
+    pk = packing(cfg)
     n_props, n_trans = len(props), len(catalogue(cfg).transitions)
     longs = lambda n, v=0: (ctypes.c_long * max(n, 1))(*([v] * max(n, 1)))  # noqa: E731
     witnessed, vstate, vvia, vdepth, fired = longs(n_props), longs(n_props, -1), longs(n_props, -1), \
         longs(n_props, -1), longs(n_trans)
     v = flat(s0)
     start = (ctypes.c_int * len(v))(*v)
-    ptr = lib.search(start, max_states, max(timeout, 0.0), int(first_violation), -1 if max_turn is None else max_turn,
-                     int(symmetry), int(turns), witnessed, vstate, vvia, vdepth, fired)
+    ptr = lib.search(start, min(max_states, 2**62), max(timeout, 0.0), int(first_violation),
+                     -1 if max_turn is None else max_turn, int(symmetry), int(turns), witnessed, vstate, vvia, vdepth,
+                     fired, int(keep_edges), max(int(max_bytes), 0))
     r = ptr.contents
     try:
         if r.error:
+            if r.error == 3:
+                e = pk.entries[r.bad_entry]
+                raise Unsupported(f"a value of {e.field} outside its packed range {e.lo}..{e.hi} (mtgcheck.checkers"
+                                  ".packing); the search runs on the interpreter")
             raise Unsupported("the native search ran out of memory" if r.error == 1 else
                               "a value outside the native search's range (object id or turn over 4095)")
-        n, e = r.n_states, r.n_edges
+        n, e = r.n_states, r.n_edges if keep_edges else 0
 
-        def longs_of(addr: int, count: int) -> list[int]:
-            return list((ctypes.c_long * count).from_address(addr)) if count else []
+        libc_free = _libc_free()
 
-        def ints_of(addr: int, count: int) -> list[int]:
-            return list((ctypes.c_int * count).from_address(addr)) if count else []
+        def copy(code: str, name: str, count: int) -> Any:
+            """The C array ``name`` of the result, copied, then freed at once (the copy of a
+            search of millions of states never sits beside all of the C arrays)."""
+            out, addr = array(code), getattr(r, name)
+            if count and addr:
+                out.frombytes(memoryview((ctypes.c_ubyte * (count * out.itemsize)).from_address(addr)))
+            if libc_free is not None and addr:
+                libc_free(ctypes.c_void_p(addr))
+                setattr(r, name, None)
+            return out
 
-        from array import array
-
-        flat_states = array("i")
-        flat_states.frombytes(ctypes.string_at(r.states, n * lay.size * ctypes.sizeof(ctypes.c_int)))
+        assert array("l").itemsize == ctypes.sizeof(ctypes.c_long) and array("i").itemsize == ctypes.sizeof(ctypes.c_int)
         order = [q for q in props if q.kind == "state"] + [q for q in props if q.kind == "transition"]
         at = {q.id: k for k, q in enumerate(order)}
         ks = [at[q.id] for q in props]
-        return Run(FlatStates(flat_states, lay), longs_of(r.parent, n), ints_of(r.via, n), longs_of(r.depth, n),
-                   longs_of(r.sources, e), longs_of(r.targets, e), ints_of(r.edge_via, e), bool(r.complete),
-                   bool(r.overflow), r.queue_head_depth, [witnessed[k] for k in ks],
-                   [None if vstate[k] < 0 else (vstate[k], vvia[k], vdepth[k]) for k in ks], list(fired)[:n_trans])
+        return Run(FlatStates(copy("Q", "states", n * pk.words), pk, Layout.of(cfg)), copy("l", "parent", n),
+                   copy("i", "via", n), copy("i", "depth", n), copy("l", "sources", e), copy("l", "targets", e),
+                   copy("i", "edge_via", e), bool(r.complete), bool(r.overflow), r.queue_head_depth,
+                   [witnessed[k] for k in ks], [None if vstate[k] < 0 else (vstate[k], vvia[k], vdepth[k]) for k in ks],
+                   list(fired)[:n_trans], STOPS[r.stopped], r.distinct_edges, r.bytes, program_seconds)
     finally:
         lib.free_result(ptr)
 
 
-class FlatStates(Sequence[State]):
-    """The states of a native search, kept flat (ints, layout order) and made into
-    :class:`State` values when read: a search to the fixpoint holds 10^5 states, of which a
-    report reads a few."""
+def _libc_free() -> Any:
+    """The C library's ``free`` (the search's arrays are malloc'd by the same library), or None."""
+    try:
+        f = ctypes.CDLL(None).free
+    except (OSError, AttributeError):
+        return None
+    f.argtypes, f.restype = [ctypes.c_void_p], None
+    return f
 
-    def __init__(self, data: Any, layout: Layout) -> None:
-        self.data, self.layout = data, layout
+
+class FlatStates(Sequence[State]):
+    """The states of a native search, kept packed (:mod:`.packing`, one row of words a state)
+    and made into :class:`State` values when read: a search to the fixpoint holds millions of
+    states, of which a report reads a few."""
+
+    def __init__(self, data: Any, pk: Any, layout: Layout) -> None:
+        self.data, self.packing = data, pk
         self._fields = [(layout.offsets[d.name], layout.lengths[d.name], d.index == SCALAR) for d in LAYOUT]
 
     def __len__(self) -> int:
-        return len(self.data) // self.layout.size
+        return len(self.data) // self.packing.words
 
     def __getitem__(self, i: Any) -> Any:
+        from .packing import unpack
+
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
         if i < 0:
             i += len(self)
         if not 0 <= i < len(self):
             raise IndexError(i)
-        v = self.data[i * self.layout.size:(i + 1) * self.layout.size].tolist()
+        w = self.packing.words
+        v = unpack(self.packing, self.data[i * w:(i + 1) * w])
         return tuple.__new__(State, [v[o] if scalar else tuple(v[o:o + n]) for o, n, scalar in self._fields])
 
 
@@ -651,7 +884,6 @@ static int row_less(const int *s, int x, int y) {
   return 0;
 }
 
-#define MAXV 4096
 static int renumber_oids(int *o) {
   static int rank[MAXV];
   static int seen[MAXV];
@@ -721,26 +953,52 @@ int canon(const int *s, int *o, int turns) {
 
 void canonical(const int *s, int *o, int turns) { if (canon(s, o, turns)) memcpy(o, s, F * sizeof(int)); }
 
+typedef unsigned long long u64;
+
 typedef struct {
-  int *states; long *parent; int *via; long *depth; long *sources; long *targets; int *edge_via;
-  long n_states, n_edges, complete, overflow, queue_head_depth, error;
+  u64 *states; long *parent; int *via; int *depth; long *sources; long *targets; int *edge_via;
+  long n_states, n_edges, complete, overflow, queue_head_depth, error, stopped, bad_entry, distinct_edges, bytes;
 } Result;
 
-static unsigned long long hash_vec(const int *v) {
-  unsigned long long h = 1469598103934665603ULL;
-  for (int i = 0; i < F; i++) { h ^= (unsigned int)v[i]; h *= 1099511628211ULL; h ^= h >> 29; }
+/* A state packed to its declared ranges (the tables come from checkers/packing.py): -1 and the
+   entry in *bad when a value does not fit (never truncated). */
+static int pack(const int *s, u64 *w, long *bad) {
+  memset(w, 0, W * sizeof(u64));
+  for (int i = 0; i < F; i++) {
+    long long v = (long long)s[i] - PK_LO[i];
+    if (v < 0 || (v >> PK_BITS[i])) { *bad = i; return -1; }
+    w[PK_WORD[i]] |= (u64)v << PK_SHIFT[i];
+  }
+  return 0;
+}
+
+static void unpack(const u64 *w, int *s) {
+  for (int i = 0; i < F; i++)
+    s[i] = (int)((w[PK_WORD[i]] >> PK_SHIFT[i]) & ((1ULL << PK_BITS[i]) - 1ULL)) + PK_LO[i];
+}
+
+static u64 hash_words(const u64 *v) {
+  u64 h = 1469598103934665603ULL;
+  for (int i = 0; i < W; i++) { h ^= v[i]; h *= 1099511628211ULL; h ^= h >> 29; }
   return h;
 }
 
-static int grow_states(Result *r, int **keys, unsigned long long **hashes, long *cap) {
+/* Bytes held per state slot and per edge slot (what --max-memory counts). */
+#define STATE_BYTES (2 * W * sizeof(u64) + sizeof(u64) + sizeof(long) + 2 * sizeof(int))
+#define EDGE_BYTES (2 * sizeof(long) + sizeof(int))
+
+static long held(long cap, long ecap, long tcap) {
+  return cap * (long)STATE_BYTES + ecap * (long)EDGE_BYTES + tcap * (long)sizeof(long);
+}
+
+static int grow_states(Result *r, u64 **keys, u64 **hashes, long *cap) {
   long c = *cap * 2;
-  int *st = (int *)realloc(r->states, (size_t)c * F * sizeof(int)); if (!st) return 1; r->states = st;
-  int *ks = (int *)realloc(*keys, (size_t)c * F * sizeof(int)); if (!ks) return 1; *keys = ks;
-  unsigned long long *hs = (unsigned long long *)realloc(*hashes, (size_t)c * sizeof(unsigned long long));
-  if (!hs) return 1; *hashes = hs;
+  u64 *st = (u64 *)realloc(r->states, (size_t)c * W * sizeof(u64)); if (!st) return 1; r->states = st;
+  u64 *ks = (u64 *)realloc(*keys, (size_t)c * W * sizeof(u64)); if (!ks) return 1; *keys = ks;
+  u64 *hs = (u64 *)realloc(*hashes, (size_t)c * sizeof(u64)); if (!hs) return 1; *hashes = hs;
   long *pa = (long *)realloc(r->parent, (size_t)c * sizeof(long)); if (!pa) return 1; r->parent = pa;
   int *vi = (int *)realloc(r->via, (size_t)c * sizeof(int)); if (!vi) return 1; r->via = vi;
-  long *de = (long *)realloc(r->depth, (size_t)c * sizeof(long)); if (!de) return 1; r->depth = de;
+  int *de = (int *)realloc(r->depth, (size_t)c * sizeof(int)); if (!de) return 1; r->depth = de;
   *cap = c;
   return 0;
 }
@@ -755,12 +1013,12 @@ static int grow_edges(Result *r, long *cap) {
 }
 
 /* The hash table of canonical keys (state index + 1; 0 empty), doubled at half load. */
-static long *rehash(long *table, long *tcap, const unsigned long long *hashes, long n) {
+static long *rehash(long *table, long *tcap, const u64 *hashes, long n) {
   long c = *tcap * 2;
   long *t = (long *)calloc((size_t)c, sizeof(long));
   if (!t) return NULL;
   for (long j = 0; j < n; j++) {
-    long slot = (long)(hashes[j] & (unsigned long long)(c - 1));
+    long slot = (long)(hashes[j] & (u64)(c - 1));
     while (t[slot]) slot = (slot + 1) & (c - 1);
     t[slot] = j + 1;
   }
@@ -769,32 +1027,45 @@ static long *rehash(long *table, long *tcap, const unsigned long long *hashes, l
   return t;
 }
 
+/* Why a search stopped (Result.stopped). */
+#define STOP_DONE 0
+#define STOP_STATES 1
+#define STOP_TIME 2
+#define STOP_MEMORY 3
+#define STOP_VIOLATION 4
+
 /* The search.  Per property (the state properties first, then the transition properties):
    witnessed[k] counts as graph.check counts; the first violation is the state viol_state[k]
    (state properties, viol_via[k] = -1) or the edge out of viol_state[k] by transition
-   viol_via[k], found at depth viol_depth[k]; -1 if none.  fired[t]: times transition t fired. */
+   viol_via[k], found at depth viol_depth[k]; -1 if none.  fired[t]: times transition t fired.
+   States are stored packed, keyed by their packed canonical form (exact: no fingerprint);
+   edges are kept only with keep_edges (their distinct count always); max_bytes (0: none)
+   bounds what the search holds. */
 Result *search(const int *s0, long max_states, double timeout, int first_violation, long max_turn,
                int symmetry, int turns, long *witnessed, long *viol_state, long *viol_via, long *viol_depth,
-               long *fired) {
+               long *fired, int keep_edges, long max_bytes) {
   Result *r = (Result *)calloc(1, sizeof(Result));
-  long cap = 1024, ecap = 8192, tcap = 4096;
-  r->states = (int *)malloc((size_t)cap * F * sizeof(int));
-  int *keys = (int *)malloc((size_t)cap * F * sizeof(int));
-  unsigned long long *hashes = (unsigned long long *)malloc((size_t)cap * sizeof(unsigned long long));
+  long cap = 1024, ecap = keep_edges ? 8192 : 1, tcap = 4096;
+  r->states = (u64 *)malloc((size_t)cap * W * sizeof(u64));
+  u64 *keys = (u64 *)malloc((size_t)cap * W * sizeof(u64));
+  u64 *hashes = (u64 *)malloc((size_t)cap * sizeof(u64));
   r->parent = (long *)malloc((size_t)cap * sizeof(long)); r->via = (int *)malloc((size_t)cap * sizeof(int));
-  r->depth = (long *)malloc((size_t)cap * sizeof(long));
+  r->depth = (int *)malloc((size_t)cap * sizeof(int));
   r->sources = (long *)malloc((size_t)ecap * sizeof(long)); r->targets = (long *)malloc((size_t)ecap * sizeof(long));
   r->edge_via = (int *)malloc((size_t)ecap * sizeof(int));
   long *table = (long *)calloc((size_t)tcap, sizeof(long));
-  int k2[F], b[F];
+  int a[F], k2[F], b[F];
+  u64 kw[W], bw[W];
+  long out[T > 0 ? T : 1];
   unsigned char w[NS + NT + 1], ok[NS + NT + 1], violated[NS + NT + 1];
   memset(violated, 0, sizeof violated);
   struct timespec t0, now;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   long min_viol = -1, head = 0;
+  r->bad_entry = -1;
 
-#define FOUND_STATE(j) do { \
-    state_props(r->states + (j) * F, w, ok); \
+#define FOUND_STATE(j, s) do { \
+    state_props((s), w, ok); \
     for (int k = 0; k < NS; k++) if (w[k] && !violated[k]) witnessed[k]++; \
     for (int k = 0; k < NS; k++) if (!ok[k] && !violated[k]) { violated[k] = 1; viol_state[k] = (j); viol_via[k] = -1; \
       viol_depth[k] = r->depth[j]; if (min_viol < 0 || r->depth[j] < min_viol) min_viol = r->depth[j]; } \
@@ -802,61 +1073,77 @@ Result *search(const int *s0, long max_states, double timeout, int first_violati
 
   if (!r->states || !keys || !hashes || !r->parent || !r->via || !r->depth || !r->sources || !r->targets
       || !r->edge_via || !table) { r->error = 1; goto done; }
-  memcpy(r->states, s0, F * sizeof(int));
-  if (symmetry) { if (canon(s0, keys, turns)) { r->error = 2; goto done; } } else memcpy(keys, s0, F * sizeof(int));
-  hashes[0] = hash_vec(keys);
-  table[hashes[0] & (unsigned long long)(tcap - 1)] = 1;
+  if (pack(s0, r->states, &r->bad_entry)) { r->error = 3; goto done; }
+  if (symmetry) { if (canon(s0, k2, turns)) { r->error = 2; goto done; } } else memcpy(k2, s0, sizeof k2);
+  if (pack(k2, keys, &r->bad_entry)) { r->error = 3; goto done; }
+  hashes[0] = hash_words(keys);
+  table[hashes[0] & (u64)(tcap - 1)] = 1;
   r->parent[0] = -1; r->via[0] = -1; r->depth[0] = 0; r->n_states = 1;
-  if (r->states[OVERFLOW]) r->overflow = 1;
-  FOUND_STATE(0);
+  if (s0[OVERFLOW]) r->overflow = 1;
+  FOUND_STATE(0, s0);
   r->complete = 1;
   while (head < r->n_states) {
-    if (r->n_states >= max_states) { r->complete = 0; break; }
+    if (r->n_states >= max_states) { r->complete = 0; r->stopped = STOP_STATES; break; }
     if ((head & 255) == 0) {
       clock_gettime(CLOCK_MONOTONIC, &now);
-      if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) > timeout) { r->complete = 0; break; }
+      if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) > timeout) {
+        r->complete = 0; r->stopped = STOP_TIME; break;
+      }
     }
-    if (first_violation && min_viol >= 0 && r->depth[head] >= min_viol) { r->complete = 0; break; }
+    if (max_bytes > 0 && held(cap, ecap, tcap) > max_bytes) { r->complete = 0; r->stopped = STOP_MEMORY; break; }
+    if (first_violation && min_viol >= 0 && r->depth[head] >= min_viol) {
+      r->complete = 0; r->stopped = STOP_VIOLATION; break;
+    }
     long i = head++;
-    if (r->states[i * F + GAME_OVER] || (max_turn >= 0 && r->states[i * F + TURN] > max_turn)) continue;
+    unpack(r->states + i * W, a);
+    if (a[GAME_OVER] || (max_turn >= 0 && a[TURN] > max_turn)) continue;
+    int n_out = 0;
     for (int t = 0; t < T; t++) {
-      if (!STEP[t](r->states + i * F, b)) continue;
+      if (!STEP[t](a, b)) continue;
       fired[t]++;
       if (symmetry) { if (canon(b, k2, turns)) { r->error = 2; goto done; } } else memcpy(k2, b, sizeof k2);
-      unsigned long long h = hash_vec(k2);
-      long slot = (long)(h & (unsigned long long)(tcap - 1)), j = -1;
+      if (pack(k2, kw, &r->bad_entry)) { r->error = 3; goto done; }
+      u64 h = hash_words(kw);
+      long slot = (long)(h & (u64)(tcap - 1)), j = -1;
       while (table[slot]) {
         long c = table[slot] - 1;
-        if (hashes[c] == h && !memcmp(keys + c * F, k2, sizeof k2)) { j = c; break; }
+        if (hashes[c] == h && !memcmp(keys + c * W, kw, sizeof kw)) { j = c; break; }
         slot = (slot + 1) & (tcap - 1);
       }
       int is_new = j < 0;
       if (is_new) {
+        if (pack(b, bw, &r->bad_entry)) { r->error = 3; goto done; }
         j = r->n_states;
         if (j + 1 > cap && grow_states(r, &keys, &hashes, &cap)) { r->error = 1; goto done; }
-        memcpy(r->states + j * F, b, sizeof b);
-        memcpy(keys + j * F, k2, sizeof k2);
+        memcpy(r->states + j * W, bw, sizeof bw);
+        memcpy(keys + j * W, kw, sizeof kw);
         hashes[j] = h; r->parent[j] = i; r->via[j] = t; r->depth[j] = r->depth[i] + 1;
         table[slot] = j + 1;
         r->n_states = j + 1;
         if (2 * r->n_states > tcap && !(table = rehash(table, &tcap, hashes, r->n_states))) { r->error = 1; goto done; }
         if (b[OVERFLOW]) r->overflow = 1;
       }
-      if (r->n_edges + 1 > ecap && grow_edges(r, &ecap)) { r->error = 1; goto done; }
-      long e = r->n_edges++;
-      r->sources[e] = i; r->targets[e] = j; r->edge_via[e] = t;
-      TRANS_PROPS[t](r->states + i * F, b, w + NS, ok + NS);
+      int seen = 0;
+      for (int q = 0; q < n_out; q++) if (out[q] == j) { seen = 1; break; }
+      if (!seen) { out[n_out++] = j; r->distinct_edges++; }
+      if (keep_edges) {
+        if (r->n_edges + 1 > ecap && grow_edges(r, &ecap)) { r->error = 1; goto done; }
+        r->sources[r->n_edges] = i; r->targets[r->n_edges] = j; r->edge_via[r->n_edges] = t;
+      }
+      r->n_edges++;
+      TRANS_PROPS[t](a, b, w + NS, ok + NS);
       for (int k = NS; k < NS + NT; k++) {
         if (violated[k]) continue;
         if (w[k]) witnessed[k]++;
         if (!ok[k]) { violated[k] = 1; viol_state[k] = i; viol_via[k] = t; viol_depth[k] = r->depth[i] + 1;
           if (min_viol < 0 || r->depth[i] + 1 < min_viol) min_viol = r->depth[i] + 1; }
       }
-      if (is_new) FOUND_STATE(j);
+      if (is_new) FOUND_STATE(j, b);
     }
   }
 done:
   r->queue_head_depth = head < r->n_states ? r->depth[head] : (r->n_states ? r->depth[r->n_states - 1] : 0);
+  r->bytes = held(cap, ecap, tcap);
   free(keys); free(hashes); free(table);
   return r;
 }

@@ -223,9 +223,13 @@ class GraphChecker(BaseChecker):
         from mtgcheck.errors import OutputError
 
         if budget.exhaustive or budget.first_violation:
+            # --exhaustive has no state budget: the fixpoint, --timeout or --max-memory stops it.
             out, ex = graph.check(conf, props, timeout=budget.timeout, variant=rules.variant, disabled=rules.disabled,
                                   unbounded=budget.exhaustive, first_violation=budget.first_violation,
-                                  backend=_bounded_backend(budget.graph_backend, budget.exhaustive))
+                                  backend=_bounded_backend(budget.graph_backend, budget.exhaustive),
+                                  max_states=None if budget.exhaustive else 300_000,
+                                  keep_edges=bool(budget.export_dir),
+                                  max_bytes=(budget.max_memory or 0) * 2**20)
         else:
             out, ex = graph.check_to_the_end(conf, props, timeout=budget.timeout, variant=rules.variant,
                                              disabled=rules.disabled, backend=budget.graph_backend)
