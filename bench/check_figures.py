@@ -16,7 +16,7 @@ search and Hypothesis figures; ``--from-position`` adds plain BMC's depth from t
 configuration's own position alone (the placements' share of BMC's cost).
 
     python bench/check_figures.py [--bmc-budget 60] [--seed 0] [--proofs] [--mutants] [--whole] [--z3-only]
-        [--from-position] [--config NAME] [--manifest manifest.json]
+        [--from-position] [--config NAME] [--manifest manifest.json] [--no-table] [--no-write]
 """
 
 from __future__ import annotations
@@ -26,11 +26,16 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
-from mtgcheck.checkers import graph, hypo, z3bmc
-from mtgcheck.check_run import configs_named
-from mtgcheck.configs import BUILTIN
-from mtgcheck.properties.catalogue import PROPERTIES
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from figures_doc import write_section  # noqa: E402
+
+from mtgcheck.checkers import graph, hypo, z3bmc  # noqa: E402
+from mtgcheck.check_run import configs_named  # noqa: E402
+from mtgcheck.configs import BUILTIN  # noqa: E402
+from mtgcheck.properties.catalogue import PROPERTIES  # noqa: E402
 
 
 def bmc_depth_in(conf, budget: float, hints=None, every_placement: bool = True,  # type: ignore[no-untyped-def]
@@ -109,8 +114,12 @@ def main() -> None:
                     help="also plain BMC's depth from the configuration's own position, not every placement")
     ap.add_argument("--config", action="append", default=[])
     ap.add_argument("--manifest", default=None, help="its invariants as hints: for the constrained BMC depth, and "
-                    "(--proofs) for a second proof run")
+                    "(--proofs) for a second proof run; with --whole, the check is run with it")
+    ap.add_argument("--no-table", action="store_true", help="skip the per-configuration table (e.g. --whole alone)")
+    ap.add_argument("--no-write", action="store_true", help="print only; leave docs/figures.md alone")
     args = ap.parse_args()
+    command = "python bench/check_figures.py " + " ".join(sys.argv[1:])
+    rows: list[list[object]] = []
     confs = configs_named(args.config) if args.config else list(BUILTIN)
     print(f"seed {args.seed}; BMC budget {args.bmc_budget:.0f} s per configuration")
     from mtgcheck import manifest as mf
@@ -119,13 +128,14 @@ def main() -> None:
     hints = mf.invariant_hints(recorded) if recorded else {}
     split = mf.split_hints(recorded) if recorded else {}
     n_state = sum(p.kind == "state" for p in PROPERTIES)
-    print("BMC depth: plain; then with its states constrained by the invariants closed first "
-          f"({'the manifest' + chr(39) + 's hints' if hints else 'every candidate'}) and by the state properties "
-          f"closed with them (props, of {n_state}), their closing in the budget")
-    print(f"{'config':<11} {'graph states':>12} {'states/s':>9} {'hyp ex/s':>9} {'hyp steps/s':>11} "
-          f"{'z3 build s':>10} {'BMC depth':>9} {'+invariants':>11} {'closing s':>9} {'props':>5}"
-          + (f" {'from position':>13}" if args.from_position else ""))
-    for conf in confs:
+    if not args.no_table:
+        print("BMC depth: plain; then with its states constrained by the invariants closed first "
+              f"({'the manifest' + chr(39) + 's hints' if hints else 'every candidate'}) and by the state properties "
+              f"closed with them (props, of {n_state}), their closing in the budget")
+        print(f"{'config':<11} {'graph states':>12} {'states/s':>9} {'hyp ex/s':>9} {'hyp steps/s':>11} "
+              f"{'z3 build s':>10} {'BMC depth':>9} {'+invariants':>11} {'closing s':>9} {'props':>5}"
+              + (f" {'from position':>13}" if args.from_position else ""))
+    for conf in [] if args.no_table else confs:
         constrained, _, closing, closed_props = bmc_depth_in(conf, args.bmc_budget, hints.get(conf.name, ()),
                                                              split_hints=split.get(conf.name, ()))
         at_position = f" {bmc_depth_in(conf, args.bmc_budget, every_placement=False)[0]:>13}" \
@@ -134,6 +144,8 @@ def main() -> None:
             depth, build, *_ = bmc_depth_in(conf, args.bmc_budget)
             print(f"{conf.name:<11} {'-':>12} {'-':>9} {'-':>9} {'-':>11} {build:>10.1f} {depth:>9} {constrained:>11} "
                   f"{closing:>9.1f} {closed_props:>5}{at_position}", flush=True)
+            rows.append([conf.name, "-", "-", "-", "-", build, depth, constrained, closing, closed_props,
+                         at_position.strip() or "-"])
             continue
         t0 = time.monotonic()
         _, ex = graph.check(conf, PROPERTIES)
@@ -145,7 +157,23 @@ def main() -> None:
         print(f"{conf.name:<11} {len(ex.states):>12} {len(ex.states) / g_secs:>9.0f} "
               f"{hv[0].stats['examples'] / h_secs:>9.1f} {hv[0].stats['steps'] / h_secs:>11.0f} "
               f"{build:>10.1f} {depth:>9} {constrained:>11} {closing:>9.1f} {closed_props:>5}{at_position}", flush=True)
-    if not args.z3_only:
+        rows.append([conf.name, len(ex.states), round(len(ex.states) / g_secs), hv[0].stats["examples"] / h_secs,
+                     round(hv[0].stats["steps"] / h_secs), build, depth, constrained, closing, closed_props,
+                     at_position.strip() or "-"])
+    if rows and not args.no_write:
+        budget_note = "" if args.bmc_budget >= 60 else (
+            f" A short run: BMC's budget is {args.bmc_budget:.0f} s, not the 60 s the depths are usually quoted in.")
+        write_section("Z3: BMC depth in a budget, and the checkers' rates",
+                      ["config", "graph states", "graph states/s", "hypothesis examples/s", "hypothesis steps/s",
+                       "Z3 build s", "BMC depth (plain)", "BMC depth (constrained)", "closing s",
+                       f"state properties closed (of {n_state})", "BMC depth from the position"], rows,
+                      script=command,
+                      note="BMC of every property from every initial placement, in the budget: plain, then with its "
+                           "states constrained by the invariants closed first (the manifest's hints when given) and "
+                           "the state properties closed with them (the closing counted in the budget). Graph search "
+                           "to its default bound and Hypothesis at the configuration's examples ('-': not run, "
+                           "--z3-only)." + budget_note)
+    if not args.z3_only and not args.no_table:
         small = [c for c in BUILTIN if c.name in ("flashback", "costs")]
         print(f"\nper property, checked alone (median over the {', '.join(c.name for c in small)} configurations, "
               "seconds):")
@@ -167,9 +195,17 @@ def main() -> None:
         print()
         print_mutants(timeout=300.0, seed=args.seed)
     if args.whole:
+        whole = ["check", *(["--manifest", args.manifest] if args.manifest else [])]
         t0 = time.monotonic()
-        r = subprocess.run([sys.executable, "-m", "mtgcheck.cli", "check"], capture_output=True, text=True)
-        print(f"\nwhole `mtgcheck check`: {time.monotonic() - t0:.0f} s, exit {r.returncode}")
+        r = subprocess.run([sys.executable, "-m", "mtgcheck.cli", *whole], capture_output=True, text=True)
+        seconds = time.monotonic() - t0
+        print(f"\nwhole `mtgcheck {' '.join(whole)}`: {seconds:.0f} s, exit {r.returncode}")
+        summary = next((line for line in reversed(r.stdout.splitlines()) if line.strip()), "")
+        if not args.no_write:
+            write_section("check: the main job", ["command", "wall s", "exit", "last line"],
+                          [[f"mtgcheck {' '.join(whole)}", seconds, r.returncode, summary]], script=command,
+                          note="One run of the whole check (every property, every checker, the built-ins, 2 jobs)"
+                               " on this machine; its graph programs as the cache holds them.")
 
 
 if __name__ == "__main__":

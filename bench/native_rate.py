@@ -22,15 +22,21 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Any
 
-from mtgcheck.checkers import graph, native
-from mtgcheck.configs import BUILTIN, CheckConfig
-from mtgcheck.model.setup import build
-from mtgcheck.properties.catalogue import PROPERTIES
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from figures_doc import write_section  # noqa: E402
+
+from mtgcheck.checkers import graph, native  # noqa: E402
+from mtgcheck.configs import BUILTIN, CheckConfig  # noqa: E402
+from mtgcheck.model.setup import build  # noqa: E402
+from mtgcheck.properties.catalogue import PROPERTIES  # noqa: E402
 
 STATES = 1_000_000
 
@@ -105,7 +111,9 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", default=[])
     ap.add_argument("--no-python", action="store_true", help="skip the interpreter's searches")
     ap.add_argument("--together", action="store_true", help="also the four searches on two workers")
+    ap.add_argument("--no-write", action="store_true", help="print only; leave docs/figures.md alone")
     args = ap.parse_args()
+    rows: list[list[object]] = []
     if not native.available():
         raise SystemExit("no C compiler: the compiled search cannot run here")
     confs = [c for c in BUILTIN if not args.only or c.name in args.only]
@@ -120,9 +128,22 @@ def main() -> None:
         same = "yes" if m.get("python_states", n) == n else "NO"
         print(f"{conf.name:<11} {n:>8,} {py} {m['print_s']:>6.1f} {m['compile_s']:>7.1f} {m['lines']:>7,} "
               f"{m['search_s']:>7.2f} {n / m['search_s']:>11,.0f} {ratio} {m['cold_s']:>6.1f} {m['warm_s']:>6.1f} {same}")
+        rows.append([conf.name, n, m.get("python_s", "-"),
+                     round(m["python_states"] / m["python_s"]) if "python_s" in m else "-", m["print_s"],
+                     m["compile_s"], m["lines"], m["search_s"], round(n / m["search_s"]), ratio.strip(), m["cold_s"],
+                     m["warm_s"], same])
     if args.together:
         cold, warm = together(confs)
         print(f"together on two workers: {cold:.1f} s cold (an empty cache), {warm:.1f} s warm")
+        rows.append(["the four on two workers", "-", "-", "-", "-", "-", "-", "-", "-", "-", cold, warm, "-"])
+    if not args.no_write:
+        write_section("graph search: compiled against the interpreter, to the fixpoint",
+                      ["config", "states", "interpreter s", "interpreter states/s", "print s", "compile s", "C lines",
+                       "search s", "compiled states/s", "ratio", "cold s", "warm s", "same states"], rows,
+                      script="python bench/native_rate.py " + " ".join(sys.argv[1:]),
+                      note=f"No turn bound, symmetry reduction, one core, medians of {args.repeats}. 'print': the "
+                           "relation printed as C; 'cold'/'warm': end to end as mtgcheck check runs it, with an "
+                           "empty / a filled cache ('-': not measured, e.g. --no-python).")
 
 
 if __name__ == "__main__":

@@ -11,11 +11,17 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import sys
 import time
+from pathlib import Path
 
-from mtgcheck.configs import BUILTIN
-from mtgcheck.model.actions import catalogue, enabled_transition, legal_actions
-from mtgcheck.model.setup import build
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from figures_doc import write_section  # noqa: E402
+
+from mtgcheck.configs import BUILTIN  # noqa: E402
+from mtgcheck.model.actions import catalogue, enabled_transition, legal_actions  # noqa: E402
+from mtgcheck.model.setup import build  # noqa: E402
 
 
 def play(conf, seed: int, games: int, length: int = 80) -> tuple[float, float, int]:  # type: ignore[no-untyped-def]
@@ -45,7 +51,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--games", type=int, default=50)
+    ap.add_argument("--no-write", action="store_true", help="print only; leave docs/figures.md alone")
     args = ap.parse_args()
+    rows = []
     print(f"seed {args.seed}, {args.repeats} repeats of {args.games} random games (<= 80 actions each)")
     print(f"{'configuration':<12} {'step()/s':>10} {'legal+step/s':>13} {'steps':>7}")
     for conf in BUILTIN:
@@ -53,6 +61,13 @@ def main() -> None:
         med_step = statistics.median(r[0] for r in runs)
         med_all = statistics.median(r[1] for r in runs)
         print(f"{conf.name:<12} {med_step:>10.0f} {med_all:>13.0f} {runs[0][2]:>7}")
+        rows.append([conf.name, round(med_step), round(med_all), runs[0][2]])
+    if not args.no_write:
+        write_section("the model: transitions per second", ["config", "step()/s", "legal_actions()+step()/s", "steps"],
+                      rows, script=f"python bench/step_rate.py --seed {args.seed} --repeats {args.repeats} "
+                                   f"--games {args.games}",
+                      note=f"Medians of {args.repeats} repeats of {args.games} random games (<= 80 actions each) on "
+                           "the interpreter: what Hypothesis, the page and a random player pay per step.")
 
 
 if __name__ == "__main__":

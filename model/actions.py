@@ -120,7 +120,7 @@ def catalogue(cfg: Config) -> Catalogue:
     for t in gather(cfg):
         conds = tuple(c for c in t.conds if c.id not in cfg.disabled)
         eff = t.effect
-        out.append(Transition(t.action, t.rule, t.cr, conds, (lambda e: lambda s: settle(cfg, e(s)))(eff)))
+        out.append(Transition(t.action, t.rule, t.cr, conds, (lambda e: lambda s: settle(cfg, e(s)))(eff), t.card))
     return Catalogue(cfg, tuple(out))
 
 
@@ -152,15 +152,16 @@ def why_illegal(cfg: Config, s: State, a: Action) -> Refusal | None:
     """None if ``a`` is legal in ``s``; else the refusal of the transition that got furthest."""
     ts = catalogue(cfg).by_action.get(a, ())
     best: tuple[int, Cond] | None = None
+    card = ""
     for t in ts:
         f = t.first_failure(s)
         if f is None:
             return None
         if best is None or f[0] > best[0]:
-            best = f
+            best, card = f, t.card
     if best is None:
         return _no_such_action(a)
-    return Refusal(best[1].cr, best[1].why, best[1].id)
+    return Refusal(best[1].cr, best[1].why, best[1].id, card)
 
 
 def _no_such_action(a: Action) -> Refusal:

@@ -17,14 +17,29 @@ that add a throwaway card.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+
+from .ability_kinds import ABILITY_KINDS
 
 if TYPE_CHECKING:
     from .cards import CardDef, Face
     from .config import Config
     from .state import State
     from .vocabulary import Transition
+
+def ability_kind(name: str) -> int:
+    """Allocate the next ability kind, shown on the stack as ``ability:NAME``; its number.
+
+    Kinds are numbered in the order they are allocated: cast triggers go on the stack in
+    the order of their kinds (CR 603.3b lets their controller order them; the model fixes
+    one order, the same whatever the setup), so allocate a card's kinds in that order.
+    """
+    kind = ABILITY_KINDS.allocate(name)
+    for hook in ON_CHANGE:  # a catalogue built before knows fewer kinds
+        hook()
+    return kind
+
 
 #: A face's effect: (configuration, state, card slot of the resolving spell) -> state.
 Effect = Callable[["Config", "State", int], "State"]
@@ -76,7 +91,7 @@ class CastTrigger:
     a fixed order that does not depend on how the setup lists its cards.
     """
 
-    kind: int  # the ability kind on the stack (model/state.py, ABILITIES)
+    kind: int  # the ability kind on the stack (allocated by :func:`ability_kind`)
     applies_to: Callable[["CardDef"], bool]  # which permanents have this ability
     #: Whether it triggers on this spell: (card cast, face cast, how) -> bool (concrete).
     triggers_on: Callable[["CardDef", "Face", int], bool]
@@ -138,7 +153,19 @@ def register_face(name: str, rules: FaceRules) -> None:
 
 def register_card(name: str, rules: CardRules) -> None:
     _unique(_REGISTRY.cards, name, "card")
+    if rules.choices is not None:
+        rules = replace(rules, choices=_named(name, rules.choices))
     _REGISTRY.cards[name] = rules
+
+
+def _named(name: str, choices: Callable[["Config", int], Iterable["Transition"]]
+           ) -> Callable[["Config", int], Iterable["Transition"]]:
+    """The card's ``choose`` transitions, each marked as this card's own effect
+    (``Transition.card``), so that a refusal or a divergence names the card."""
+    def marked(cfg: "Config", m: int) -> Iterator["Transition"]:
+        for t in choices(cfg, m):
+            yield t if t.card else replace(t, card=name)
+    return marked
 
 
 def register_plane(name: str, rules: PlaneRules) -> None:
@@ -173,6 +200,7 @@ def scratch() -> Iterator[Registry]:
     """
     global _REGISTRY
     saved = _REGISTRY
+    kinds = len(ABILITY_KINDS)
     _REGISTRY = Registry(dict(saved.faces), dict(saved.cards), dict(saved.planes), list(saved.cast_triggers),
                          dict(saved.abilities))
     for hook in ON_CHANGE:
@@ -181,5 +209,6 @@ def scratch() -> Iterator[Registry]:
         yield _REGISTRY
     finally:
         _REGISTRY = saved
+        ABILITY_KINDS.restore(kinds)
         for hook in ON_CHANGE:
             hook()

@@ -12,20 +12,28 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any, Iterable
 
-from .card_rules import (CardRules, CastTrigger, FaceRules, PlaneRules, register_ability, register_card,
-                         register_cast_trigger, register_face, register_plane)
+from .card_rules import (CardRules, CastTrigger, FaceRules, PlaneRules, ability_kind, register_ability,
+                         register_card, register_cast_trigger, register_face, register_plane)
 from .cards import CardDef, Face
 from .common import ask_choice, clear_choice, game_on, pending_cond
 from .config import Config
 from .logic import And, Count, If, Or, put
 from .plot import make_plotted
-from .state import (AB_AVEN, AB_LILAH_PLOT, AB_PROWESS, AB_SHOWOFF, AB_SNAP, BATTLEFIELD, EXILE, FLASHBACK, FREE,
+from .state import (BATTLEFIELD, EXILE, FLASHBACK, FREE,
                     GRAVEYARD, HAND, LIBRARY, NORMAL, P_AVEN_TARGET, P_LOOT, P_LUCK, P_SNAP_TARGET,
                     PL_FACEUP, PLOTTED, STACK, State, branch)
 from .targets import deal_damage, still_legal
 from .turns import give_priority_to_active
 from .vocabulary import Action, Cond, Transition
 from .zones import draw, hand_count, move, push_ability
+
+# The cards' triggered abilities, as they show on the stack (ability:NAME).  Allocated in this
+# order, which is the order simultaneous cast triggers go on the stack (card_rules.ability_kind).
+AB_SHOWOFF = ability_kind("show-off-pump")  # Slickshot Show-Off
+AB_PROWESS = ability_kind("prowess")  # CR 702.108a
+AB_LILAH_PLOT = ability_kind("lilah-plot")  # Lilah, Undefeated Slickshot
+AB_AVEN = ability_kind("aven-exile")  # Aven Interrupter's enters trigger
+AB_SNAP = ability_kind("snapcaster-grant")  # Snapcaster Mage's enters trigger
 
 
 def _owner(cfg: Config, j: int) -> int:

@@ -64,6 +64,7 @@ PATTERN_WORDS: dict[str, tuple[str, str]] = {
     "^([A-Za-z0-9_-]+|player:[0-9]+)$": ('a card id or "player:N"', 'card ids or "player:N" strings'),
     "^[0-9]{1,4}$": ("a number in a string (at most 4 digits)", "numbers in strings (at most 4 digits)"),
     "^[0-9a-f]{64}$": ("a SHA-256 in hexadecimal (64 digits)", "SHA-256 digests in hexadecimal"),
+    "^ability:[a-z0-9-]+$": ("ability:KIND", "ability:KIND strings"),
 }
 TYPE_WORDS: dict[str, tuple[str, str]] = {
     "integer": ("an integer", "integers"),
@@ -188,14 +189,36 @@ def checked(doc: object, shown: str, prefix: str = "", *, schema: str, what: str
 
 
 def normalized(value: object) -> object:
-    """A copy with integral floats made ints: JSON Schema counts 2.0 as an integer."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, list):
-        return [normalized(item) for item in value]
-    if isinstance(value, dict):
-        return {key: normalized(item) for key, item in value.items()}
-    return value
+    """A copy with integral floats made ints: JSON Schema counts 2.0 as an integer.
+
+    A loop with a stack, not recursion: a document may be nested as deeply as the strict
+    reader allows (:data:`mtgcheck.jsonread.MAX_DEPTH`, 512), past what Python's recursion
+    limit leaves to a recursive copy.
+    """
+
+    def leaf(item: object) -> object:
+        return int(item) if isinstance(item, float) and item.is_integer() else item
+
+    if not isinstance(value, (list, dict)):
+        return leaf(value)
+    root: list[object] | dict[str, object] = [] if isinstance(value, list) else {}
+    todo: list[tuple[object, list[object] | dict[str, object]]] = [(value, root)]
+    while todo:
+        source, copy_ = todo.pop()
+        items: Iterable[tuple[Any, object]] = (enumerate(source) if isinstance(source, list)
+                                               else source.items())  # type: ignore[attr-defined]
+        for key, item in items:
+            if isinstance(item, (list, dict)):
+                child: list[object] | dict[str, object] = [] if isinstance(item, list) else {}
+                todo.append((item, child))
+                made: object = child
+            else:
+                made = leaf(item)
+            if isinstance(copy_, list):
+                copy_.append(made)
+            else:
+                copy_[key] = made
+    return root
 
 
 def _resolve(sub: object, root: Mapping[str, Any]) -> dict[str, Any]:

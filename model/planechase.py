@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from .card_rules import plane_rules, register_ability
-from .vocabulary import Action, Cond, Transition
+from .vocabulary import ROLL_RESULTS, Action, Cond, Transition
 from .common import acting, is_main_phase
 from .config import Config
 from .logic import And, Count, If, Not, Or, first, is_sym, put
@@ -17,7 +17,6 @@ from .state import AB_CHAOS, AB_PLANESWALK, PL_DECK, PL_FACEUP, PL_OUT, State
 from .turns import after_action
 from .zones import new_objects, push_ability
 
-ROLL_RESULTS = ("blank", "chaos", "planeswalk")
 _FAR = 10_000
 
 

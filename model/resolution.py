@@ -11,6 +11,7 @@ Interrupter, Snapcaster Mage) asks for it the same way (CR 603.3d).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterable
 
 from .card_rules import card_rules, face_rules, registry
@@ -135,8 +136,7 @@ def _choices(cfg: Config) -> Iterable[Transition]:
             continue
         for t in rules.choices(cfg, m):
             if rules.finishes:
-                t = Transition(t.action, t.rule, t.cr, t.conds,
-                               lambda s, e=t.effect, m=m: finish_spell(cfg, e(s), m))
+                t = replace(t, effect=lambda s, e=t.effect, m=m: finish_spell(cfg, e(s), m))
             yield t
 
 

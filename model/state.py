@@ -10,10 +10,11 @@ encoding).  Its fields are declared once, in the class body (the layout, ``LAYOU
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import z3
 
+from .ability_kinds import ABILITY_KINDS
 from .config import Config
 
 # Zones of a card slot (CR 400.1). OUTSIDE: left the game with its owner (CR 800.4a).
@@ -40,10 +41,12 @@ FLASHBACKS = ("-", "printed", "mana_cost")
 P_NONE, P_LUCK, P_LOOT, P_AVEN_TARGET, P_SNAP_TARGET, P_LEGEND = range(6)
 PENDINGS = ("-", "make-your-own-luck", "discard", "aven-target", "snapcaster-target", "legend-rule")
 
-# Triggered abilities on the stack (CR 603).
-AB_NONE, AB_SHOWOFF, AB_PROWESS, AB_LILAH_PLOT, AB_AVEN, AB_SNAP, AB_CHAOS, AB_PLANESWALK = range(8)
-ABILITIES = ("-", "show-off-pump", "prowess", "lilah-plot", "aven-exile", "snapcaster-grant",
-             "chaos", "planeswalk")
+# Triggered abilities on the stack (CR 603), by kind: the game's own here (a plane's chaos
+# ability, CR 311.7; the planeswalker symbol's, CR 901.9c), a card's allocated by the card
+# registry where its entry is written (card_rules.ability_kind); ABILITIES holds them all.
+ABILITIES = ABILITY_KINDS
+AB_NONE = 0
+AB_CHAOS, AB_PLANESWALK = ABILITY_KINDS.allocate("chaos"), ABILITY_KINDS.allocate("planeswalk")
 
 # Planar card locations (CR 901.3, 901.7).
 PL_DECK, PL_FACEUP, PL_OUT = range(3)
@@ -92,7 +95,7 @@ class Decl:
 
     index: str
     holds: str
-    names: tuple[str, ...] = ()
+    names: Sequence[str] = ()  # the ability kinds: the live set the card registry extends
     lo: int | None = 0
     hi: Callable[[Config], int] | None = None
     none: bool = False
@@ -102,7 +105,7 @@ class Decl:
     name: str = ""
 
 
-def decl(index: str, holds: str, names: tuple[str, ...] = (), *, lo: int | None = 0,
+def decl(index: str, holds: str, names: Sequence[str] = (), *, lo: int | None = 0,
          hi: Callable[[Config], int] | None = None, none: bool = False, reset: int | None = None) -> Any:
     """One field's declaration, written as the field's value in the body of ``State``."""
     return Decl(index, holds, names, lo, hi, none, reset)

@@ -13,7 +13,35 @@ from typing import Any, Callable
 
 from .errors import MtgcheckError
 
-from .state import State
+from .state import FLASHBACKS, HALVES, HAND, HOWS, LIBRARY, PENDINGS, STACK, STEPS, ZONES, OUTSIDE, State
+
+# --- the closed word sets of the model, each declared once --------------------------------
+#
+# The scenario format, the engine protocol and the reports spell actions and positions in
+# these words; their schemas' enums are generated from them (``mtgcheck.model.formats.WORD_SETS``,
+# a test fails when a schema drifts) and the harness imports them.  The steps, zones, ways
+# to cast, split halves, flashback abilities and choices are the state's own (``.state``);
+# the ability kinds are the card registry's (``.card_rules``), which allocates them.
+
+#: What a player does (an :class:`Action`'s ``verb``): CR 117.3d, 702.170a, 601.2, 608.2d,
+#: 901.9, 104.3a.
+VERBS = ("pass", "plot", "cast", "choose", "roll", "leave")
+#: The zones a card may start in; ``stack`` and ``outside`` (left the game with its owner,
+#: CR 800.4a) are reached by playing only.
+SETUP_ZONES = tuple(z for i, z in enumerate(ZONES) if i not in (STACK, OUTSIDE))
+#: The ways to cast (``HOWS`` without its "not cast" placeholder), split halves and
+#: flashback abilities, and the choices a game waits for, as the formats spell them.
+CAST_HOWS, CAST_HALVES, FLASHBACK_ABILITIES, CHOICES = HOWS[1:], HALVES[1:], FLASHBACKS[1:], PENDINGS[1:]
+#: Where a card is plotted from (CR 702.170a: the hand; 702.170f: the top of the library).
+PLOT_SOURCES = (ZONES[HAND], ZONES[LIBRARY])
+#: The results of the planar die (CR 901.9).
+ROLL_RESULTS = ("blank", "chaos", "planeswalk")
+#: Every closed word set, by what it names (the schemas' generator and the docs read them).
+WORDS: dict[str, tuple[str, ...]] = {
+    "verbs": VERBS, "steps": STEPS, "zones": ZONES, "setup zones": SETUP_ZONES, "hows": CAST_HOWS,
+    "halves": CAST_HALVES, "flashbacks": FLASHBACK_ABILITIES, "choices": CHOICES, "plot sources": PLOT_SOURCES,
+    "roll results": ROLL_RESULTS,
+}
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -74,6 +102,9 @@ class Transition:
     cr: str
     conds: tuple[Cond, ...]
     effect: Callable[..., State]  # called with a state only (see Cond.test)
+    #: The card whose own effect this rule is (Make Your Own Luck's choice), "" for a rule
+    #: of the game: reports name the card beside the CR number (:func:`cited`).
+    card: str = ""
 
     def enabled(self, s: State) -> bool:
         return all(c.test(s) for c in self.conds)
@@ -92,6 +123,19 @@ class Refusal:
     cr: str
     why: str
     cond: str = ""
+    #: The card whose own effect refuses it ("" for a rule of the game): see :func:`cited`.
+    card: str = ""
+
+    def text(self) -> str:
+        """The refusal in words: ``Make Your Own Luck, CR 702.170c: only a nonland card ...``."""
+        return f"{cited(self.cr, self.card)}: {self.why}"
+
+
+def cited(cr: str, card: str = "") -> str:
+    """A rule as reports cite it: ``CR 117.3d``, or ``Make Your Own Luck, CR 702.170c`` when
+    the rule is that card's own effect (the CR number alone would not say which card)."""
+    rule = f"CR {cr}" if cr else "CR -"
+    return f"{card}, {rule}" if card else rule
 
 
 class IllegalAction(MtgcheckError):

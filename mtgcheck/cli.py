@@ -95,7 +95,7 @@ def scenario(files: tuple[str, ...], json_out: str | None, quiet: bool) -> int:
             continue
         click.echo(f"{'PASS' if rep.passed else 'FAIL'} {rep.path}: {rep.name} (CR {', '.join(rep.rules)})")
         for v in rep.verdicts:
-            verdict = "legal" if v.legal else f"illegal (CR {v.refusal.cr}: {v.refusal.why})" if v.refusal else "illegal"
+            verdict = "legal" if v.legal else f"illegal ({v.refusal.text()})" if v.refusal else "illegal"
             mark = "  " if v.ok else "!!"
             by = f" by CR {v.rule}" if v.rule else ""
             want = f" [expected {v.expected or 'legal'}{by}]" if not v.ok else ""
@@ -575,6 +575,7 @@ def validate(engine_spec: str, budget: int, seed: int, json_out: str | None, sto
     from pathlib import Path
 
     from mtgcheck import validate as val
+    from mtgcheck.model.vocabulary import cited
     from mtgcheck.atomic import write_json
     from mtgcheck.store import stored
 
@@ -595,7 +596,7 @@ def validate(engine_spec: str, budget: int, seed: int, json_out: str | None, sto
     for tr, path, new in rep.found:
         d = tr.divergence
         assert d is not None
-        click.echo(f"DIVERGENCE {d.kind} [{d.field}]" + (f" CR {d.rule}" if d.rule else "") + f": {d.why}")
+        click.echo(f"DIVERGENCE {d.kind} [{d.field}]" + (f" {cited(d.rule, d.card)}" if d.rule else "") + f": {d.why}")
         click.echo(f"  {len(tr.actions)} actions, from {tr.source}"
                    + (f"; {'stored' if new else 'already stored'}: {path}" if path else ""))
     click.echo(f"{rep.engine} {rep.version}: {rep.traces} traces ({', '.join(f'{n} {k}' for k, n in rep.sources.items())}), "
@@ -612,6 +613,46 @@ def validate(engine_spec: str, budget: int, seed: int, json_out: str | None, sto
         with _deferred(failed_writes):
             write_json(json_out, rep.to_json())
     return _after_writes(failed_writes, 1 if rep.found else 0 if rep.traces else 3)
+
+
+@main.command()
+@click.argument("file", required=False, metavar="[FILE]")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port on 127.0.0.1 (0: a free port the system picks).")
+@click.option("--no-browser", is_flag=True, help="Serve without opening a browser (print the URL only).")
+@click.option("--engine", "engine_spec", default=None, metavar="SPEC",
+              help="Also play the trace on this engine (as validate's --engine) and mark the first divergence.")
+@_guard
+def explore(file: str | None, port: int, no_browser: bool, engine_spec: str | None) -> int:
+    """Explore a position in a local web page: step the rules, see refusals and properties.
+
+    FILE is a scenario, a configuration file, a stored counterexample or a built-in
+    configuration name (default: the first built-in).  The page is served on 127.0.0.1 only;
+    the URL printed holds the session's token, without which it answers nothing.
+    """
+    from mtgcheck.errors import UsageError
+    from mtgcheck.explore.server import ExploreServer
+    from mtgcheck.explore.session import Explorer, open_source
+
+    explorer = Explorer(open_source(file), engine_spec)
+    try:
+        server = ExploreServer(explorer, port)
+    except OSError as exc:
+        explorer.close()
+        raise UsageError(f"--port: cannot listen on 127.0.0.1:{port} ({exc.strerror})") from None
+    click.echo(f"mtgcheck explore: {explorer.opened.source} at {server.url}  (Ctrl-C stops)", err=True)
+    if not no_browser:
+        import webbrowser
+
+        webbrowser.open(server.url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+        explorer.close()
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

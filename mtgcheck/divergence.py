@@ -7,7 +7,14 @@ minimization, which validate uses, can read stored divergences without importing
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from mtgcheck.model.card_rules import face_rules
+from mtgcheck.model.state import LEFT, PLANE_SOURCED
+
+if TYPE_CHECKING:
+    from mtgcheck.model.config import Config
+    from mtgcheck.model.state import State
 
 
 #: What the engine got wrong, in words (the report's first column).
@@ -26,6 +33,31 @@ KINDS = {
 FAULTS = ("crash", "hang", "garbage", "protocol")
 #: The keys of a scenario action that are the expected verdict, not part of the action.
 VERDICT_KEYS = ("expect", "rule")
+
+
+#: Fields a card's effect changes (where it put cards, whom it hurt): a divergence in one of
+#: them after a card's effect names the card; turn structure and priority are the game's.
+_CARD_FIELDS = ("zones", "plotted", "life", "stack", "pending")
+
+
+def card_of_step(cfg: Config, s: State, t: Any, fld: str) -> str:
+    """The card whose own effect the step ``t`` from ``s`` was, for a divergence in ``fld``
+    ("" if none): the card asking a choice, the resolving spell's face, the card whose
+    triggered ability resolves."""
+    if fld.partition(".")[0] not in _CARD_FIELDS:
+        return ""
+    if t.card:
+        return str(t.card)
+    if t.rule.startswith("pass.resolve.card"):
+        j = int(t.rule[len("pass.resolve.card"):])
+        card = cfg.slots[j].card
+        face = card.faces[1] if card.is_split and s.half[j] != LEFT else card.faces[0]
+        return face.name if face_rules(face.name).resolve is not None else ""
+    if t.rule.startswith("pass.resolve.ability"):
+        a = int(t.rule[len("pass.resolve.ability"):])
+        src = s.ab_src[a]
+        return cfg.slots[src].card.name if s.ab_kind[a] and 0 <= src < cfg.n and s.ab_kind[a] not in PLANE_SOURCED else ""
+    return ""
 
 
 def wire(action: dict[str, Any]) -> dict[str, Any]:
@@ -47,6 +79,9 @@ class Divergence:
     #: The other fields that differ at the same point, each {field, rule, rules_say, engine_says},
     #: in the order of :data:`mtgcheck.validate.FIELD_ORDER` (the first differing field is this divergence's own).
     also: tuple[dict[str, Any], ...] = ()
+    #: The card whose own effect the rule is ("" for a rule of the game): the report names it
+    #: beside the CR number (``Make Your Own Luck, CR 702.170c``).
+    card: str = ""
 
     def key(self) -> tuple[str, str, str]:
         """Two divergences with the same key are the same bug for reporting and storing."""
@@ -57,6 +92,8 @@ class Divergence:
                "rules_say": self.rules_say, "engine_says": self.engine_says, "why": self.why}
         if self.also:
             out["also"] = [dict(d) for d in self.also]
+        if self.card:
+            out["card"] = self.card
         return out
 
 

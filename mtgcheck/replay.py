@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from mtgcheck.checkers.registry import finders
 from mtgcheck.checkers.result import Verdict
 from mtgcheck.errors import FormatError
 from mtgcheck.jsonread import read as read_json
@@ -20,6 +21,7 @@ from mtgcheck.model import cards as pool
 from mtgcheck.model.actions import enabled_transition
 from mtgcheck.model.config import VARIANTS
 from mtgcheck.model.setup import Position, build
+from mtgcheck.model.vocabulary import cited
 from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
 from mtgcheck.rulesets import REFERENCE, RuleSet
 from mtgcheck.errors import display
@@ -29,7 +31,6 @@ from mtgcheck.scenario_run import position_of, to_action
 from mtgcheck.scenario_write import scenario_from_trace
 from mtgcheck.store import FORMAT, content_hash
 
-FINDERS = ("z3", "graph", "hypothesis", "differential")
 #: The schema of the format (``mtgcheck/data/counterexample-1.schema.json``).
 SCHEMA = "counterexample-1"
 
@@ -94,8 +95,8 @@ def from_doc(doc: object, path: str) -> Counterexample:
     violates = doc.get("violates")
     if not isinstance(violates, str) or (violates not in BY_ID and violates != "divergence"):
         raise FormatError(shown, "violates", "a property id or 'divergence'", shown_value(doc.get("violates")))
-    if doc.get("found_by") not in FINDERS:
-        raise FormatError(shown, "found_by", "one of " + ", ".join(FINDERS), shown_value(doc.get("found_by")))
+    if doc.get("found_by") not in finders():
+        raise FormatError(shown, "found_by", "one of " + ", ".join(finders()), shown_value(doc.get("found_by")))
     target = doc.get("target")
     if violates == "divergence":
         _check_divergence(shown, doc)
@@ -127,7 +128,8 @@ def from_doc(doc: object, path: str) -> Counterexample:
                           shown_value(raw.get("hash")))
     sc = parse_scenario(raw.get("scenario"), source=p, known_cards=pool.card_names(),
                         known_planes=pool.plane_names(), known_variants=tuple(VARIANTS), prefix="scenario")
-    return Counterexample(p, doc["violates"], doc["found_by"], target, seed, sc, raw)
+    # An engine's name from a file is shown escaped, as the engine's own hello is (engines/pipe.py).
+    return Counterexample(p, doc["violates"], doc["found_by"], display(target), seed, sc, raw)
 
 
 _DIVERGENCE_KEYS = {"kind": str, "step": int, "field": str, "rule": str, "why": str}
@@ -157,10 +159,53 @@ def _check_divergence(shown: str, doc: dict[str, Any]) -> None:
                                          or not isinstance(x.get("rule"), str) for x in also):
         raise FormatError(shown, "divergence.also", "a list of objects (field, rule, rules_say, engine_says)",
                           shown_value(also))
-    unknown = set(d) - set(_DIVERGENCE_KEYS) - {"rules_say", "engine_says", "also"}
+    if "card" in d and (not isinstance(d["card"], str) or not d["card"]):
+        raise FormatError(shown, "divergence.card", "a card name (a non-empty string)", shown_value(d["card"]))
+    unknown = set(d) - set(_DIVERGENCE_KEYS) - {"rules_say", "engine_says", "also", "card"}
     if unknown:
         raise FormatError(shown, field_path("divergence", [min(unknown)]), "no such key in a divergence",
                           Said("an unknown key"))
+
+
+def divergence_card(cx: Counterexample) -> str:
+    """The card whose own effect a stored divergence's rule is ("" for a rule of the game):
+    its ``card``, or, for a divergence stored before divergences named it, the card read
+    again from the trace (the transition the rules take, or the refusal they give, at the
+    step where the engine parted from them)."""
+    from mtgcheck.divergence import card_of_step
+    from mtgcheck.model.actions import why_illegal
+    from mtgcheck.scenario_format import ActionSpec
+    from mtgcheck.scenario_run import start
+
+    d = cx.doc.get("divergence") or {}
+    if d.get("card") or not d.get("rule"):
+        return str(d.get("card", ""))
+    sc = cx.scenario
+    step, kind = d["step"], d["kind"]
+    try:
+        cfg, s = start(sc)
+        before, t = s, None
+        # The actions played before the one at stake (up to ``step`` included for the lists).
+        played = sc.actions[:step + 1] if kind in ("missing-action", "extra-action") else sc.actions[:step]
+        for spec in played:
+            a = to_action(cfg, sc, spec, s)
+            t = enabled_transition(cfg, s, a)
+            if t is not None:
+                before, s = s, t.effect(s)
+        if kind == "observation":
+            return card_of_step(cfg, before, t, d["field"]) if t is not None else ""
+        if kind in ("missing-action", "extra-action"):
+            doc = d["rules_say"] if kind == "missing-action" else d["engine_says"]
+            spec = ActionSpec(-1, doc["player"], doc["do"], None,
+                              {k: v for k, v in doc.items() if k not in ("player", "do")})
+        else:
+            spec = sc.actions[step]
+        a = to_action(cfg, sc, spec, s)
+        t = enabled_transition(cfg, s, a)
+        refusal = why_illegal(cfg, s, a) if t is None else None
+        return t.card if t is not None else refusal.card if refusal is not None else ""
+    except (FormatError, KeyError, IndexError, TypeError, ValueError):
+        return ""  # a trace the rules cannot read back names no card
 
 
 @dataclass
@@ -231,7 +276,8 @@ def replay_divergence(cx: Counterexample, driver: Any = None,
 
     d = cx.doc["divergence"]
     rules = run_scenario(cx.scenario)
-    line = (f"divergence on {cx.target} ({d['kind']}, {d['field']}, CR {d['rule'] or '-'}): reference "
+    line = (f"divergence on {cx.target} ({d['kind']}, {d['field']}, {cited(d['rule'], display(divergence_card(cx)))}): "
+            "reference "
             + ("agrees with the recorded verdicts" if rules.passed else "DISAGREES with the recorded verdicts"))
     if driver is None:
         return rules.passed, line

@@ -40,6 +40,8 @@ from mtgcheck.errors import FormatError, UnknownCardError, display
 from mtgcheck.formats import PATTERN_WORDS, Said, field_path, normalized, shown_value
 from mtgcheck.jsonread import MAX_BYTES, read as _read
 from mtgcheck.model.setup import CardPlacement, PlanarSetup, Position
+from mtgcheck.model.state import ABILITIES, STEPS, ZONES
+from mtgcheck.model.vocabulary import SETUP_ZONES, VERBS
 
 __all__ = [
     "EXPECT_ZONES",
@@ -59,6 +61,7 @@ __all__ = [
     "load_schema",
     "parse_scenario",
     "validate_all",
+    "verdict_of",
 ]
 
 #: The value of the ``format`` key; a file with another value is some other format.
@@ -68,11 +71,10 @@ FORMAT = "mtgcheck.scenario/1"
 MAX_FILE_BYTES = MAX_BYTES
 SCHEMA_NAME = "scenario-1"
 
-STEPS = ("beginning", "main1", "combat", "main2", "end")
-SETUP_ZONES = ("library", "hand", "graveyard", "exile", "battlefield")
+# The format's words are the model's (declared once there; the schema holds them too, and
+# tests/test_formats.py checks it does).
 #: ``stack`` and ``outside`` (left the game with its owner) can only be reached by playing.
-EXPECT_ZONES = ("library", "hand", "stack", "graveyard", "exile", "battlefield", "outside")
-VERBS = ("pass", "plot", "cast", "choose", "roll", "leave")
+EXPECT_ZONES = ZONES
 #: The argument keys each verb takes (besides ``player``, ``do`` and ``expect``).
 VERB_ARGUMENTS: Mapping[str, tuple[str, ...]] = {
     "pass": (),
@@ -118,17 +120,20 @@ class ActionSpec:
     expect: str | None
     #: The verb's arguments exactly as in the file, e.g. ``{"card": "show", "how": "plotted"}``.
     args: dict[str, Any]
-    #: With ``expect: "illegal"``, the CR rule that must refuse it (``"702.170d"``), or None.
+    #: With the verdict ``"illegal"``, the CR rule that must refuse it (``"702.170d"``), or None.
     rule: str | None = None
+    #: Expectations on the position after this action (``"expect": {...}``), or None.
+    state: Expect | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Expect:
-    """Expectations on the final position: one attribute per key, None when absent.
+    """Expectations on a position (the final one, or the one after an action): one
+    attribute per key, None when absent.
 
-    ``plane`` and ``planar_controller`` may also be expected to be null ("no plane", "no
-    planar controller"), which None cannot tell apart from "not expected"; ``keys`` holds
-    the keys the file gave, so use :meth:`given` for those two.
+    ``plane``, ``planar_controller`` and ``pending`` may also be expected to be null ("no
+    plane", "no planar controller", "no choice waits"), which None cannot tell apart from
+    "not expected"; ``keys`` holds the keys the file gave, so use :meth:`given` for those.
     """
 
     zones: dict[str, str] | None = None
@@ -146,6 +151,11 @@ class Expect:
     stack: tuple[str, ...] | None = None
     in_game: tuple[int, ...] | None = None
     game_over: bool | None = None
+    #: Who has priority.
+    priority: int | None = None
+    #: The choice the game waits for: ``{"choice": ..., "player": ..., ["source": ...]}``;
+    #: None with ``"pending"`` in ``keys``: no choice waits.
+    pending: dict[str, Any] | None = None
     keys: frozenset[str] = frozenset()
 
     def given(self, key: str) -> bool:
@@ -307,7 +317,7 @@ class _Semantics:
         for i, action in enumerate(doc["actions"]):
             self.check_action(("actions", i), action)
         if "expect" in doc:
-            self.check_expect(doc["expect"])
+            self.check_expect(doc["expect"], ("expect",))
         return self.problems
 
     # -- players and cards ------------------------------------------------------------
@@ -403,9 +413,12 @@ class _Semantics:
 
     def check_action(self, where: tuple[str, int], action: dict[str, Any]) -> None:
         self.player((*where, "player"), action["player"])
-        if "rule" in action and action.get("expect") != "illegal":
+        if "rule" in action and verdict_of(action) != "illegal":
             # The rule that refuses an action: only an action expected to be refused has one.
-            self.add((*where, "rule"), 'a rule only with "expect": "illegal"', action["rule"])
+            self.add((*where, "rule"), 'a rule only with the verdict "illegal" ("expect": "illegal", '
+                                       'or "verdict": "illegal" in its expect object)', action["rule"])
+        if isinstance(action.get("expect"), dict):
+            self.check_expect(action["expect"], (*where, "expect"))
         if "card" in action:
             self.card_ref((*where, "card"), action["card"])
         for key in ("cards", "sacrifice"):
@@ -424,22 +437,32 @@ class _Semantics:
             self.add((*where, "flashback"), 'no "flashback" key unless how is "flashback"',
                      action["flashback"])
 
-    def check_expect(self, expect: dict[str, Any]) -> None:
-        where = ("expect",)
+    def check_expect(self, expect: dict[str, Any], where: tuple[str | int, ...]) -> None:
         for card_id in expect.get("zones", {}):
             self.card_ref((*where, "zones", card_id), card_id)
         for key in ("plotted", "not_plotted", "stack"):
             for i, card_id in enumerate(expect.get(key, ())):
                 if key == "stack" and card_id.startswith("ability:"):
-                    continue  # a triggered ability on the stack, named by its kind
+                    # A triggered ability on the stack, named by its kind: the kinds are the
+                    # card registry's (it allocates them), read here, not copied in the schema.
+                    if card_id.removeprefix("ability:") not in ABILITIES[1:]:
+                        self.add((*where, key, i), "a card id or ability:KIND, KIND one of "
+                                 + ", ".join(ABILITIES[1:]), card_id)
+                    continue
                 self.card_ref((*where, key, i), card_id)
         both = set(expect.get("plotted", ())) & set(expect.get("not_plotted", ()))
         for i, card_id in enumerate(expect.get("not_plotted", ())):
             if card_id in both:
                 self.add((*where, "not_plotted", i), "a card not also listed in expect.plotted",
                          card_id)
-        if "active" in expect:
-            self.player((*where, "active"), expect["active"])
+        for key in ("active", "priority"):
+            if key in expect:
+                self.player((*where, key), expect[key])
+        pending = expect.get("pending")
+        if pending is not None:
+            self.player((*where, "pending", "player"), pending["player"])
+            if pending.get("source") is not None:
+                self.card_ref((*where, "pending", "source"), pending["source"])
         if expect.get("planar_controller") is not None:
             self.player((*where, "planar_controller"), expect["planar_controller"])
         for key in ("extra_turns", "in_game"):
@@ -505,10 +528,11 @@ def _build(doc: dict[str, Any], path: str) -> Scenario:
     )
     actions = tuple(
         ActionSpec(index=i, player=action["player"], verb=action["do"],
-                   expect=action.get("expect"),
+                   expect=verdict_of(action),
                    args={key: value for key, value in action.items()
                          if key not in ("player", "do", "expect", "rule")},
-                   rule=action.get("rule"))
+                   rule=action.get("rule"),
+                   state=_build_expect(action["expect"]) if isinstance(action.get("expect"), dict) else None)
         for i, action in enumerate(doc["actions"]))
     return Scenario(
         path=path,
@@ -523,7 +547,23 @@ def _build(doc: dict[str, Any], path: str) -> Scenario:
     )
 
 
+def verdict_of(action: Mapping[str, Any]) -> str | None:
+    """The verdict an action document expects: ``"legal"``, ``"illegal"`` or None (none
+    stated: a plain step of the timeline, which must be legal).
+
+    ``expect`` is either the verdict itself or an object of expectations on the position
+    after the action, whose ``verdict`` key, if any, is the verdict.
+    """
+    expect = action.get("expect")
+    if isinstance(expect, dict):
+        verdict = expect.get("verdict")
+        return verdict if isinstance(verdict, str) else None
+    return expect if isinstance(expect, str) else None
+
+
 def _build_expect(expect: dict[str, Any]) -> Expect:
+    expect = {key: value for key, value in expect.items() if key != "verdict"}
+
     def seq(key: str) -> tuple[Any, ...] | None:
         return tuple(expect[key]) if key in expect else None
 
@@ -543,6 +583,8 @@ def _build_expect(expect: dict[str, Any]) -> Expect:
         stack=seq("stack"),
         in_game=seq("in_game"),
         game_over=expect.get("game_over"),
+        priority=expect.get("priority"),
+        pending=dict(expect["pending"]) if expect.get("pending") is not None else None,
         keys=frozenset(expect),
     )
 

@@ -17,7 +17,7 @@ from mtgcheck.model.observe import observe
 from mtgcheck.model.setup import Position, build
 from mtgcheck.model.state import FB_MANA_COST, FB_PRINTED, HALVES, HOWS, State
 from mtgcheck.model.card_rules import face_rules
-from mtgcheck.scenario_format import ActionSpec, Scenario, Setup, load_scenario
+from mtgcheck.scenario_format import ActionSpec, Expect, Scenario, Setup, load_scenario
 
 
 @dataclass
@@ -49,7 +49,8 @@ class ScenarioReport:
             "file": self.path, "name": self.name, "rules": list(self.rules), "passed": self.passed,
             "actions": [{"index": v.index, "action": v.text, "legal": v.legal, "expected": v.expected,
                          **({"expected_rule": v.rule} if v.rule else {}),
-                         "refused_by": None if v.refusal is None else {"cr": v.refusal.cr, "why": v.refusal.why},
+                         "refused_by": None if v.refusal is None else {
+                             "cr": v.refusal.cr, "why": v.refusal.why, **({"card": v.refusal.card} if v.refusal.card else {})},
                          "ok": v.ok} for v in self.verdicts],
             "mismatches": self.mismatches, "final": self.final,
         }
@@ -177,35 +178,52 @@ def run(sc: Scenario, disabled: frozenset[str] = frozenset()) -> ScenarioReport:
             t = enabled_transition(cfg, s, a)
             assert t is not None
             s = t.effect(s)
+        if spec.state is not None:
+            # Checked after the action, legal or not (an illegal one changes nothing).
+            rep.mismatches += compare(spec.state, observe(cfg, s), f"actions[{spec.index}].expect")
     obs = observe(cfg, s)
     rep.final = obs
     if sc.expect is not None:
-        rep.mismatches = compare(sc, obs)
+        rep.mismatches += compare(sc.expect, obs)
     return rep
 
 
-def compare(sc: Scenario, obs: dict[str, Any]) -> list[str]:
-    """Compare only the expectation keys the scenario names; one line per difference."""
-    exp = sc.expect
-    assert exp is not None
+def compare(exp: Expect, obs: dict[str, Any], where: str = "expect") -> list[str]:
+    """Compare only the expectation keys given; one line per difference, each naming the
+    field (``where``: ``expect``, or ``actions[3].expect`` for the position after an action)."""
     out: list[str] = []
-    for key in sorted(exp.keys):
+    for key in sorted(exp.keys - {"verdict"}):
         want = getattr(exp, key)
         if key == "zones":
             for cid, z in want.items():
                 if obs["zones"][cid] != z:
-                    out.append(f"expect.zones.{cid}: expected {z}, got {obs['zones'][cid]}")
+                    out.append(f"{where}.zones.{cid}: expected {z}, got {obs['zones'][cid]}")
         elif key == "plotted":
             missing = [c for c in want if c not in obs["plotted"]]
             if missing:
-                out.append(f"expect.plotted: expected {sorted(missing)} plotted, plotted are {obs['plotted']}")
+                out.append(f"{where}.plotted: expected {sorted(missing)} plotted, plotted are {obs['plotted']}")
         elif key == "not_plotted":
             wrong = [c for c in want if c in obs["plotted"]]
             if wrong:
-                out.append(f"expect.not_plotted: {sorted(wrong)} are plotted")
+                out.append(f"{where}.not_plotted: {sorted(wrong)} are plotted")
+        elif key == "pending":
+            got = obs["pending"]
+            # "source" is compared only when the file gives it.
+            same = got is None if want is None else (
+                got is not None and all(got[k] == want[k] for k in want))
+            if not same:
+                out.append(f"{where}.pending: expected {_choice(want)}, got {_choice(got)}")
         else:
             got = obs[key]
             w = list(want) if isinstance(want, tuple) else want
             if got != w:
-                out.append(f"expect.{key}: expected {w!r}, got {got!r}")
+                out.append(f"{where}.{key}: expected {w!r}, got {got!r}")
     return out
+
+
+def _choice(pending: dict[str, Any] | None) -> str:
+    """A pending choice in words: ``player 0's discard (from loot)``, or ``no pending choice``."""
+    if pending is None:
+        return "no pending choice"
+    source = pending.get("source")
+    return f"player {pending['player']}'s {pending['choice']}" + (f" (from {source})" if source else "")

@@ -8,7 +8,7 @@ file under the default rules to see which one the rules refuse).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from mtgcheck.model.actions import Action
 from mtgcheck.model.config import Config
@@ -38,7 +38,11 @@ def setup_of(pos: Position) -> dict[str, Any]:
     return out
 
 
-def action_doc(cfg: Config, a: Action) -> dict[str, Any]:
+def action_doc(cfg: Config, a: Action, *, verdict: str = "legal",
+               after: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The scenario action of ``a`` expecting ``verdict``; with ``after`` (expectation keys,
+    e.g. ``{"priority": 1, "pending": None}``), ``expect`` is the object form: those
+    expectations on the position after the action, the verdict as its ``verdict`` key."""
     ids = [sl.id for sl in cfg.slots]
     d: dict[str, Any] = {"player": a.player, "do": a.verb}
     if a.verb == "plot":
@@ -63,7 +67,7 @@ def action_doc(cfg: Config, a: Action) -> dict[str, Any]:
         d["cards"] = [ids[k] for k in a.cards]
     elif a.verb == "roll":
         d["result"] = a.result
-    d["expect"] = "legal"
+    d["expect"] = verdict if after is None else {"verdict": verdict, **after}
     return d
 
 

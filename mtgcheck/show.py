@@ -14,8 +14,10 @@ from typing import Any
 from mtgcheck.model.actions import enabled_transition, legal_actions
 from mtgcheck.model.observe import observe
 from mtgcheck.model.setup import build
+from mtgcheck.errors import display
+from mtgcheck.model.vocabulary import cited
 from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
-from mtgcheck.replay import Counterexample
+from mtgcheck.replay import Counterexample, divergence_card
 from mtgcheck.rulesets import REFERENCE
 from mtgcheck.scenario_run import describe, position_of, to_action
 
@@ -62,7 +64,8 @@ def narrate(cx: Counterexample) -> str:
     prop = BY_ID.get(cx.violates)
     div = cx.doc.get("divergence") if cx.violates == "divergence" else None
     what = (f" (CR {', '.join(prop.rules)}): {prop.statement}" if prop else
-            f" ({div['kind']}{', CR ' + div['rule'] if div['rule'] else ''}): {div['why']}" if div else "")
+            f" ({div['kind']}{', ' + cited(div['rule'], display(divergence_card(cx))) if div['rule'] else ''}): {div['why']}"
+            if div else "")
     lines = [f"{cx.path}", f"  violates {cx.violates}" + what,
              f"  found by {cx.found_by} on {cx.target}, seed {cx.seed}, {len(texts)} actions"]
     last_turn = None

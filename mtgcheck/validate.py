@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 # The divergence vocabulary lives apart (replay reads it too); re-exported here.
-from mtgcheck.divergence import FAULTS, KINDS, Divergence, Trace, wire
+from mtgcheck.divergence import FAULTS, KINDS, Divergence, Trace, card_of_step, wire
 from mtgcheck.engines import open_engine
 from mtgcheck.engines.base import OBSERVABLE, Engine, EngineError, EngineInfo, EngineRefused, Support
 from mtgcheck.engines.vocab import Session, wire_action
@@ -34,7 +34,8 @@ from mtgcheck.model.card_rules import face_rules, plane_rules
 from mtgcheck.model.actions import Action, catalogue, enabled_transition, legal_actions, why_illegal
 from mtgcheck.model.config import Config
 from mtgcheck.model.observe import observe
-from mtgcheck.model.state import HOWS, LEFT, ZONES, State
+from mtgcheck.model.state import HOWS, LEFT, PENDINGS, ZONES, State
+from mtgcheck.model.vocabulary import cited
 from mtgcheck.scenario_format import FORMAT as SCENARIO_FORMAT
 from mtgcheck.scenario_write import setup_of
 
@@ -54,7 +55,7 @@ def _jsonable(v: Any) -> Any:
 
 #: The order differing fields are reported in: cause before consequence (what was put on or
 #: taken off the stack, who got priority, where cards went, then life and who is still in).
-FIELD_ORDER = ("stack", "priority", "zones", "plotted", "planar_controller", "plane", "plane_counters", "extra_turns",
+FIELD_ORDER = ("stack", "priority", "pending", "zones", "plotted", "planar_controller", "plane", "plane_counters", "extra_turns",
                "turn", "active", "step", "mana", "life", "in_game", "game_over")
 
 
@@ -208,6 +209,10 @@ def cause(cfg: Config, s: State, t: Any, s2: State, a: Action, fld: str, engine_
         return "702.170d"
     if base == "planar_controller":
         return "901.6"
+    if base == "pending":
+        # A choice asked (or still waiting): the resolving object's instructions, followed in
+        # order (CR 608.2c), or the legend rule's (CR 704.5j).
+        return "704.5j" if PENDINGS[s2.pending] == "legend-rule" or PENDINGS[s.pending] == "legend-rule" else "608.2c"
     return t.cr
 
 
@@ -302,11 +307,12 @@ class Driver:
             r = why_illegal(cfg, s, a)
             assert r is not None
             return s, Divergence("illegal-accepted", i, "legality", r.cr, "illegal", "legal",
-                                 f"{text}: the engine accepted it, but CR {r.cr} forbids it ({r.why})")
+                                 f"{text}: the engine accepted it, but {cited(r.cr, r.card)} forbids it ({r.why})",
+                                 card=r.card)
         if t is not None and not answer.legal:
             return s, Divergence("legal-refused", i, "legality", t.cr, "legal", f"illegal: {answer.reason}".strip(": "),
                                  f"{text}: the engine refused it ({answer.reason or 'no reason given'}), "
-                                 f"but it is legal (CR {t.cr})")
+                                 f"but it is legal ({cited(t.cr, t.card)})", card=t.card)
         if t is None:
             return s, None
         self.fired[t.rule] = self.fired.get(t.rule, 0) + 1
@@ -333,10 +339,11 @@ class Driver:
             return Divergence("observation", i, fld, "", want, got,
                               f"at the start the engine shows {fld} = {got!r}, the position given has {want!r}{more}",
                               also)
-        text = after[0]
+        text, before, t, _ = after
+        card = card_of_step(cfg, before, t, fld)
         return Divergence("observation", i, fld, cr, want, got,
-                          f"after {text}: {fld} is {got!r} in the engine, {want!r} under the rules (CR {cr}){more}",
-                          also)
+                          f"after {text}: {fld} is {got!r} in the engine, {want!r} under the rules "
+                          f"({cited(cr, card)}){more}", also, card)
 
     def _compare_lists(self, se: Session, s: State, i: int, legal: list[Action]) -> Divergence | None:
         cfg = se.cfg
@@ -350,16 +357,18 @@ class Driver:
         if missing:
             a = missing[0]
             t = enabled_transition(cfg, s, a)
-            cr = t.cr if t is not None else ""
+            cr, card = (t.cr, t.card) if t is not None else ("", "")
             return Divergence("missing-action", i, "actions", cr, wire_action(cfg, a), None,
-                              f"{_describe(cfg, a)} is legal (CR {cr}) but the engine does not list it")
+                              f"{_describe(cfg, a)} is legal ({cited(cr, card)}) but the engine does not list it",
+                              card=card)
         extra = [a for a in listed if a not in set(legal)]
         if extra:
             a = extra[0]
             r = why_illegal(cfg, s, a)
-            cr, why = (r.cr, r.why) if r else ("", "outside the declared scope")
+            cr, why, card = (r.cr, r.why, r.card) if r else ("", "outside the declared scope", "")
             return Divergence("extra-action", i, "actions", cr, None, wire_action(cfg, a),
-                              f"the engine lists {_describe(cfg, a)}, but CR {cr} forbids it ({why})")
+                              f"the engine lists {_describe(cfg, a)}, but {cited(cr, card)} forbids it ({why})",
+                              card=card)
         return None
 
 
@@ -808,7 +817,10 @@ def _generated(driver: Driver, setups: list[dict[str, Any]], budget: int, seed: 
     from hypothesis import HealthCheck, Phase, given, settings, strategies as st
     from hypothesis import seed as hseed
 
+    from mtgcheck.cache import keep_hypothesis_in_cache
     from mtgcheck.checkers.hypo import unmoored_integers
+
+    keep_hypothesis_in_cache()
 
     @hseed(seed)
     @settings(max_examples=budget, database=None, deadline=None, phases=[Phase.generate],

@@ -97,8 +97,7 @@ def _map_card_ids(doc: dict[str, Any], m: dict[str, str]) -> dict[str, Any]:
         for key in ("sacrifice", "cards"):
             if key in a:
                 a[key] = [m[c] for c in a[key]]
-    exp = out.get("expect")
-    if exp:
+    for exp in _expects(out):
         if "zones" in exp:
             exp["zones"] = {m[c]: z for c, z in exp["zones"].items()}
         for key in ("plotted", "not_plotted"):
@@ -106,7 +105,16 @@ def _map_card_ids(doc: dict[str, Any], m: dict[str, str]) -> dict[str, Any]:
                 exp[key] = [m[c] for c in exp[key]]
         if "stack" in exp:
             exp["stack"] = [x if x.startswith("ability:") else m[x] for x in exp["stack"]]
+        if exp.get("pending") and exp["pending"].get("source") is not None:
+            exp["pending"]["source"] = m[exp["pending"]["source"]]
     return out
+
+
+def _expects(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every expectation object of a scenario: the final one and those after an action
+    (an action's ``expect`` given as an object), to be renamed alike."""
+    found = [a["expect"] for a in doc["actions"] if isinstance(a.get("expect"), dict)]
+    return found + ([doc["expect"]] if doc.get("expect") else [])
 
 
 def rename_prefix(doc: dict[str, Any]) -> Variant:
@@ -164,10 +172,12 @@ def rotate_seats(doc: dict[str, Any], r: int) -> Variant:
         if "targets" in a:
             a["targets"] = [f"player:{p(int(t.split(':', 1)[1]))}" if t.startswith("player:") else t
                             for t in a["targets"]]
-    exp = out.get("expect")
-    if exp:
-        if "active" in exp:
-            exp["active"] = p(exp["active"])
+    for exp in _expects(out):
+        for key in ("active", "priority"):
+            if key in exp:
+                exp[key] = p(exp[key])
+        if exp.get("pending"):
+            exp["pending"]["player"] = p(exp["pending"]["player"])
         if exp.get("planar_controller") is not None:
             exp["planar_controller"] = p(exp["planar_controller"])
         for key in ("life", "mana"):
@@ -221,6 +231,10 @@ def observation_back(obs: dict[str, Any], var: Variant) -> dict[str, Any]:
         out[key] = [obs[key][var.seat(p)] for p in range(len(obs[key]))]
     out["in_game"] = sorted(u(p) for p in obs["in_game"])
     out["extra_turns"] = [u(p) for p in obs["extra_turns"]]
+    if obs["pending"] is not None:
+        source = obs["pending"]["source"]
+        out["pending"] = {**obs["pending"], "player": u(obs["pending"]["player"]),
+                          "source": None if source is None else back[source]}
     return out
 
 

@@ -14,7 +14,6 @@ from mtgcheck.checkers.result import HOLDS, PROVED, VIOLATED
 from mtgcheck.configs import SMALL
 from mtgcheck.model import card_rules, cards
 from mtgcheck.model.card_rules import CastTrigger
-from mtgcheck.model.state import AB_PROWESS
 from mtgcheck.properties.base import Property
 from mtgcheck.scenario_format import parse_scenario
 from mtgcheck.scenario_run import run
@@ -30,10 +29,36 @@ def _scenario(cards_: list[dict[str, Any]], actions: list[dict[str, Any]], expec
                               known_planes=cards.plane_names()))
 
 
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _recipe(title: str) -> str:
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    return text.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_keyword_recipe_touches_at_most_three_files() -> None:
+    """A triggered keyword: its name (model/cards.py), its ability kind, trigger and effect
+    (model/card_texts.py), nothing else: no state enum, no schema, no observation code."""
+    import re
+
+    # Its numbered steps (the note after them names the test that carries them out).
+    triggered = _recipe("Add a keyword").split("- **A way to cast**", 1)[0].split("\n\n", 1)[0]
+    files = set(re.findall(r"`((?:model|mtgcheck|tests|docs)/[\w/.-]+)`", triggered))
+    assert files and len(files) <= 3, sorted(files)
+    assert all((ROOT / f).exists() for f in files), sorted(files)
+    assert not any(f.endswith(".schema.json") or f == "model/state.py" for f in files), sorted(files)
+
+
 def test_adding_a_keyword(monkeypatch: pytest.MonkeyPatch) -> None:
-    """"Add a keyword", a triggered one: the keyword's name, a card that has it, its cast
-    trigger registered once.  (The throwaway keyword borrows prowess's ability kind, so no
-    state enum changes.)"""
+    """"Add a keyword", a triggered one, as CONTRIBUTING.md says: the keyword's name, a card
+    that has it, its ability kind allocated by the registry, its cast trigger and its effect
+    registered once.  The new kind shows on the stack and a scenario expects it there, with no
+    other file changed (the scenario loader reads the registry's kinds)."""
+    from mtgcheck.model.card_rules import ability_kind, register_ability
+    from mtgcheck.model.state import ABILITIES
+
+    kinds = len(ABILITIES)
     monkeypatch.setattr(cards, "KEYWORDS", cards.KEYWORDS | {"Test Surge"})
     bear = {"name": "Test Surging Bear", "isTest": True, "manaCost": "{1}{G}", "type": "Creature — Bear",
             "types": ["Creature"], "keywords": ["Test Surge"], "power": "2", "toughness": "2"}
@@ -45,12 +70,17 @@ def test_adding_a_keyword(monkeypatch: pytest.MonkeyPatch) -> None:
     with cards.scratch([bear]), card_rules.scratch() as reg:
         # The card alone: nothing triggers.
         assert _scenario(setup, cast, {"stack": ["bolt"]}).passed
-        reg.cast_triggers[:] = [t for t in reg.cast_triggers if t.kind != AB_PROWESS]
+        surge = ability_kind("test-surge")
         card_rules.register_cast_trigger(CastTrigger(
-            AB_PROWESS, lambda c: "Test Surge" in c.keywords, lambda card, face, how: not card.is_("Creature")))
+            surge, lambda c: "Test Surge" in c.keywords, lambda card, face, how: not card.is_("Creature")))
+        register_ability(surge, lambda cfg, s, a: s)
+        assert surge == kinds and reg.abilities[surge] is not None
         # Registered: every card with the keyword triggers on a noncreature spell.
-        assert _scenario(setup, cast, {"stack": ["bolt", "ability:prowess"]}).passed
-    assert "Test Surging Bear" not in cards.card_names()
+        assert _scenario(setup, cast, {"stack": ["bolt", "ability:test-surge"]}).passed
+        # ... and resolves: both pass, the trigger leaves the stack first (CR 608.2n).
+        passes = [{"player": 0, "do": "pass"}, {"player": 1, "do": "pass", "expect": {"stack": ["bolt"]}}]
+        assert _scenario(setup, cast + passes, {"stack": ["bolt"]}).passed
+    assert "Test Surging Bear" not in cards.card_names() and len(ABILITIES) == kinds
 
 
 def test_adding_a_property() -> None:

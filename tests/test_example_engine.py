@@ -33,6 +33,7 @@ from mtgcheck.engines.model_engine import ModelEngine
 from mtgcheck.engines.vocab import wire_action
 from mtgcheck.model.actions import catalogue
 from mtgcheck.model.state import HOWS
+from mtgcheck.scenario_format import verdict_of
 
 from .conftest import ROOT, SCENARIOS
 
@@ -271,7 +272,7 @@ def replay(engine: Engine, model: ModelEngine, support: Support, doc: dict[str, 
         legal, found = step_both(engine, model, wire(act))
         if found:
             return i, found
-        assert act.get("expect", "legal") == ("legal" if legal else "illegal"), (doc["name"], i)
+        assert (verdict_of(act) or "legal") == ("legal" if legal else "illegal"), (doc["name"], i)
     return len(doc["actions"]), divergence(engine, model, support)
 
 

@@ -313,3 +313,176 @@ def test_bad_manifest_is_one_line_before_the_run(tmp_path: Path, monkeypatch: py
     assert r.exit_code == 2, r.stderr
     lines = r.stderr.strip().splitlines()
     assert lines[-1].startswith("mtgcheck: error: ") and expected in lines[-1] and "Traceback" not in r.stderr
+
+
+# --- 8. every walk over a read document fits the reader's depth ----------------------------
+
+
+def _nested(depth: int) -> Any:
+    """A value whose innermost list is ``depth`` levels below it (0: one empty list)."""
+    value: Any = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _place(doc: Any, path: tuple[str | int, ...]) -> Any:
+    """``doc`` with a value nested down to the reader's limit at ``path``: the innermost
+    list sits at depth MAX_DEPTH - 1, the deepest the strict reader accepts."""
+    doc = json.loads(json.dumps(doc))
+    holder = doc
+    for part in path[:-1]:
+        holder = holder[part]
+    holder[path[-1]] = _nested(jsonread.MAX_DEPTH - 1 - len(path))
+    return doc
+
+
+def _at_the_limit(tmp_path: Path, doc: Any, name: str) -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    jsonread.read(path)  # accepted by the reader: every later walk must cope
+    return path
+
+
+def _counterexample(path: tuple[str | int, ...]) -> Any:
+    from mtgcheck.store import content_hash
+
+    source = sorted((ROOT / "counterexamples" / "phase-0.103.0").glob("*.json"))[0]
+    doc = _place(json.loads(source.read_text(encoding="utf-8")), path)
+    doc["hash"] = content_hash(doc)
+    return doc
+
+
+@pytest.mark.parametrize("path", [("divergence", "rules_say"), ("divergence", "engine_says"),
+                                  ("scenario", "setup", "cards", 0, "zone"), ("scenario", "actions", 0, "expect"),
+                                  ("scenario", "actions", 0, "args"), ("scenario", "expect"), ("extra",)],
+                         ids=lambda p: ".".join(map(str, p)))
+@pytest.mark.parametrize("command", ["replay", "show"])
+def test_deep_counterexample_is_read_without_a_traceback(tmp_path: Path, command: str,
+                                                         path: tuple[str | int, ...]) -> None:
+    file = _at_the_limit(tmp_path, _counterexample(path), "deep.json")
+    r = _cli(command, str(file))
+    assert "Traceback" not in r.stderr and "RecursionError" not in r.stderr
+    assert r.exit_code in (0, 1, 2), r.exit_code
+
+
+@pytest.mark.parametrize("path", [("expect",), ("expect", "zones"), ("setup", "cards", 0, "id"),
+                                  ("actions", 0, "cards"), ("actions", 1, "expect"), ("extra",)],
+                         ids=lambda p: ".".join(map(str, p)))
+def test_deep_scenario_is_refused_in_one_line(tmp_path: Path, path: tuple[str | int, ...]) -> None:
+    source = ROOT / "tests" / "scenarios" / "card-faithless-looting-draw-two-discard-two.json"
+    file = _at_the_limit(tmp_path, _place(json.loads(source.read_text(encoding="utf-8")), path), "deep.json")
+    r = _cli("scenario", str(file))
+    assert r.exit_code == 2 and "Traceback" not in r.stderr
+    assert r.stderr.startswith("mtgcheck: error: ") and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+@pytest.mark.parametrize("path", [("setup", "cards"), ("setup", "mana"), ("depth",), ("extra",)],
+                         ids=lambda p: ".".join(map(str, p)))
+def test_deep_config_is_refused_in_one_line(tmp_path: Path, path: tuple[str | int, ...]) -> None:
+    from mtgcheck.configs import load_config
+
+    doc = _place(json.loads((ROOT / "examples" / "three-player-planechase.json").read_text(encoding="utf-8")), path)
+    file = _at_the_limit(tmp_path, doc, "deep.json")
+    with pytest.raises(FormatError) as info:
+        load_config(file)
+    assert "\n" not in str(info.value)
+
+
+def test_normalized_copies_a_value_nested_past_the_recursion_limit() -> None:
+    from mtgcheck.formats import normalized
+
+    deep = _nested(600)  # past the reader's limit; a recursive copy takes 2 frames a level
+    copy = normalized([2.0, {"a": 1.5, "b": deep}])
+    assert copy == [2, {"a": 1.5, "b": deep}] and type(copy[0]) is int
+
+
+
+# --- 9. an engine's name and version are shown escaped -------------------------------------
+
+#: Characters an engine may put in its hello that must never reach a terminal raw: the
+#: right-to-left override, NUL, an escape sequence, a newline, a zero-width joiner.
+_UNSHOWABLE = ("\u202e", "\0", "\x1b", "\n", "\u200d", "\u2066")
+
+
+def test_engine_name_and_version_are_shown_escaped(tmp_path: Path) -> None:
+    import shlex
+    import sys
+
+    faulty = ROOT / "tests" / "engines" / "faulty_engine.py"
+    name, version = "evil\u202eexe\0\x1b[31m", "1\u2066\n2"
+    command = shlex.join([sys.executable, str(faulty), "--fault", "lie", "--after", "2",
+                          "--name", json.dumps(name), "--version", json.dumps(version)])
+    out = tmp_path / "report.json"
+    r = CliRunner().invoke(main, ["validate", "--engine", f"cmd:{command}", "--budget", "3", "--seed", "1",
+                                  "--no-default-scenarios", "--store", str(tmp_path / "cx"), "--json", str(out)],
+                           catch_exceptions=False)
+    assert r.exit_code == 1, r.output
+    printed = r.stdout + r.stderr
+    assert "evil\\u202eexe\\x00\\x1b[31m" in printed and "1\\u2066\\n2" in printed
+    assert not any(ch in printed.replace("\n", "") for ch in _UNSHOWABLE)
+    report = out.read_text(encoding="utf-8")
+    assert not any(ch in json.loads(report)["engine"] + json.loads(report)["version"] for ch in _UNSHOWABLE)
+    (folder,) = (tmp_path / "cx").iterdir()
+    assert folder.name.startswith("evil-u202eexe-x00-x1b-31m-1-u2066-n2"), folder.name
+    assert not any(ch in folder.name for ch in _UNSHOWABLE)
+    for stored_file in folder.iterdir():
+        target = json.loads(stored_file.read_text(encoding="utf-8"))["target"]
+        assert not any(ch in target for ch in _UNSHOWABLE)
+        shown = _cli("replay", str(stored_file)).stdout + _cli("show", str(stored_file)).stdout
+        assert not any(ch in shown.replace("\n", "") for ch in _UNSHOWABLE)
+
+
+def test_a_stored_target_with_unshowable_characters_is_shown_escaped(tmp_path: Path) -> None:
+    """A counterexample written by hand (or by an older mtgcheck) with a raw U+202E in its target."""
+    from mtgcheck.store import content_hash
+
+    source = sorted((ROOT / "counterexamples" / "phase-0.103.0").glob("*.json"))[0]
+    doc = json.loads(source.read_text(encoding="utf-8"))
+    doc["target"] = "phase\u202e-0.103.0\0"
+    doc["hash"] = content_hash(doc)
+    file = tmp_path / "cx.json"
+    file.write_text(json.dumps(doc), encoding="utf-8")
+    for command in ("replay", "show"):
+        r = _cli(command, str(file))
+        assert "phase\\u202e-0.103.0\\x00" in r.stdout, r.stdout
+        assert not any(ch in (r.stdout + r.stderr).replace("\n", "") for ch in _UNSHOWABLE)
+
+
+# --- 10. nothing written outside the folders a command names -------------------------------
+
+_OUT = "{out}"
+
+
+@pytest.mark.parametrize("argv", [
+    ["check", "--checker", "hypothesis", "--checker", "graph", "--checker", "z3", "--config", "plot",
+     "--property", "plot-only-main-phase-empty-stack", "--examples", "50", "--seed", "1", "-j", "1", "--depth", "1",
+     "--graph-backend", "python", "--store", f"{_OUT}/cx", "--json", f"{_OUT}/r.json", "--junit", f"{_OUT}/r.xml"],
+    ["validate", "--engine", "model", "--budget", "3", "--seed", "0",
+     "--store", f"{_OUT}/cx", "--json", f"{_OUT}/r.json"],
+    ["mutants", "--mutant", "plot-with-stack", "--checker", "hypothesis", "--checker", "graph", "--timeout", "60",
+     "-j", "1", "--json", f"{_OUT}/r.json"],
+    ["scenario", str(ROOT / "tests" / "scenarios" / "card-faithless-looting-draw-two-discard-two.json"),
+     "--json", f"{_OUT}/r.json"],
+    ["replay", str(STORED[0])],
+    ["show", str(STORED[0])],
+    ["diff", "reference", "mutant-plot-with-stack", "--config", "plot", "--checker", "graph",
+     "--out", f"{_OUT}/d.json"],
+], ids=lambda argv: argv[0])
+def test_a_command_writes_nothing_in_the_working_directory(tmp_path: Path, argv: list[str]) -> None:
+    """Run from an empty folder, each command leaves it empty: its files go where its
+    options say, Hypothesis's and the compiler's to the cache."""
+    import subprocess
+    import sys
+
+    cwd, out, cache = tmp_path / "cwd", tmp_path / "out", tmp_path / "cache"
+    for folder in (cwd, out):
+        folder.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_STORAGE_DIRECTORY"}
+    env["MTGCHECK_CACHE"] = str(cache)
+    args = [a.replace(_OUT, str(out)) for a in argv]
+    proc = subprocess.run([sys.executable, "-m", "mtgcheck.cli", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode in (0, 1, 3), proc.stderr
+    assert sorted(p.name for p in cwd.rglob("*")) == []

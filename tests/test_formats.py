@@ -21,7 +21,7 @@ from mtgcheck.engines.base import EngineError
 from mtgcheck.engines.pipe import support_of
 from mtgcheck.errors import FormatError
 from mtgcheck.model import cards
-from mtgcheck.replay import FINDERS, from_doc
+from mtgcheck.replay import from_doc
 from mtgcheck.scenario_format import load_scenario
 from mtgcheck.scenario_write import setup_of
 from mtgcheck.store import content_hash, stored
@@ -48,7 +48,10 @@ def test_the_schemas_say_what_the_code_says() -> None:
     assert pool["keywords"]["items"] == {"type": "string", "minLength": 1}
     assert set(pool["supertypes"]["items"]["enum"]) == cards.SUPERTYPES
     cx = formats.schema("counterexample-1")
-    assert tuple(cx["properties"]["found_by"]["enum"]) == FINDERS
+    # Checker names are the registry's alone (a checker registered by a plugin may have found
+    # one): the schema has no copy of them; the loader reads the registry.
+    assert cx["properties"]["found_by"] == {**cx["properties"]["found_by"], "type": "string"}
+    assert "enum" not in cx["properties"]["found_by"]
     assert tuple(cx["$defs"]["divergence"]["properties"]["kind"]["enum"]) == tuple(KINDS)
 
 
@@ -193,3 +196,44 @@ def test_no_module_imports_another_modules_private_names() -> None:
                     found |= {(path.relative_to(ROOT).as_posix(), alias.name) for alias in node.names
                               if alias.name.startswith("_") and not alias.name.startswith("__")}
     assert found <= PRIVATE_IMPORTS_ELSEWHERE, sorted(found - PRIVATE_IMPORTS_ELSEWHERE)
+
+
+# --- each closed word set declared once, in the model ------------------------------------------
+
+
+def test_the_schemas_hold_the_models_words() -> None:
+    """Steps, zones, verbs, ways to cast, choices, observation and expectation keys: declared
+    in the model (``word_sets`` says where each goes); a schema that drifts is named here."""
+    from mtgcheck.formats import schema_drift, word_sets
+
+    assert len(word_sets()) >= 15
+    assert schema_drift() == []
+
+
+def test_a_drifted_schema_is_named_with_the_models_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    import copy as copy_
+
+    drifted = copy_.deepcopy(formats.schema("scenario-1"))
+    drifted["$defs"]["step"]["enum"] = ["beginning", "main1"]
+    real = formats.schema
+    monkeypatch.setattr(formats, "schema", lambda name: drifted if name == "scenario-1" else real(name))
+    (line,) = formats.schema_drift()
+    assert line.startswith("scenario-1.schema.json: $defs.step.enum: holds ['beginning', 'main1'], the model says")
+
+
+def test_the_harness_reads_the_models_words() -> None:
+    from mtgcheck import scenario_format, validate
+    from mtgcheck.engines import base
+    from mtgcheck.model.observe import OBSERVATION_KEYS, observe
+    from mtgcheck.model.setup import build
+    from mtgcheck.model.state import STEPS, ZONES
+    from mtgcheck.model.vocabulary import SETUP_ZONES, VERBS
+
+    assert scenario_format.VERBS is VERBS and base.VERBS is VERBS and base.OBSERVABLE is OBSERVATION_KEYS
+    assert scenario_format.STEPS is STEPS and scenario_format.EXPECT_ZONES is ZONES
+    assert scenario_format.SETUP_ZONES is SETUP_ZONES
+    assert sorted(validate.FIELD_ORDER) == sorted(OBSERVATION_KEYS)
+    from mtgcheck.configs import BUILTIN
+
+    cfg, s = build(BUILTIN[0].position)
+    assert sorted(observe(cfg, s)) == sorted([*OBSERVATION_KEYS, "bound_hit"])

@@ -36,7 +36,7 @@ from mtgcheck.scenario_write import scenario_from_trace
 
 from .conftest import SCENARIOS
 from .metamorphic import (bfs_sample, compare_oid_renaming, compare_runs, compare_state, permute_cards, random_oid_renaming,
-                          random_perm, rotate_seats, seed_of, trace_to, variants)
+                          random_perm, rename_prefix, rotate_seats, seed_of, trace_to, variants)
 
 # Scenario files whose meaning a transformation does not preserve, each with its reason.
 # None so far: the card list's order only fixes library order (kept) and object ids (which
@@ -272,10 +272,17 @@ def test_rotation_maps_every_player_index() -> None:
                      "cards": [{"id": "a", "card": "Island", "owner": 1, "zone": "library"}],
                      "planechase": {"decks": [["Otaria"], [], []],
                                     "plane": {"name": "Otaria", "owner": 1, "counters": 0}, "controller": 0}},
-           "actions": [{"player": 0, "do": "cast", "card": "a", "how": "normal", "targets": ["player:1"]}],
+           "actions": [{"player": 0, "do": "cast", "card": "a", "how": "normal", "targets": ["player:1"],
+                        "expect": {"verdict": "legal", "priority": 2, "active": 1, "life": [1, 2, 3],
+                                   "pending": {"choice": "discard", "player": 2, "source": "a"}}}],
            "expect": {"active": 0, "planar_controller": 1, "life": [1, 2, 3], "mana": [4, 5, 6],
-                      "extra_turns": [0, 1], "in_game": [0, 1]}}
+                      "extra_turns": [0, 1], "in_game": [0, 1], "priority": 1,
+                      "pending": {"choice": "legend-rule", "player": 0}}}
     v = rotate_seats(doc, 1)
+    mid = v.doc["actions"][0]["expect"]
+    assert (mid["priority"], mid["active"], mid["life"], mid["pending"]) == (
+        0, 2, [3, 1, 2], {"choice": "discard", "player": 0, "source": "a"})
+    assert (v.doc["expect"]["priority"], v.doc["expect"]["pending"]) == (2, {"choice": "legend-rule", "player": 1})
     st, ex = v.doc["setup"], v.doc["expect"]
     assert (st["active"], st["life"], st["mana"], st["left"], st["extra_turns"]) == (1, [3, 1, 2], [6, 4, 5], [0], [2, 1])
     assert st["cards"][0]["owner"] == 2
@@ -284,6 +291,21 @@ def test_rotation_maps_every_player_index() -> None:
     assert v.doc["actions"][0]["player"] == 1 and v.doc["actions"][0]["targets"] == ["player:2"]
     assert (ex["active"], ex["planar_controller"], ex["life"], ex["mana"], ex["extra_turns"], ex["in_game"]) == (
         1, 2, [3, 1, 2], [6, 4, 5], [1, 2], [1, 2])
+
+
+def test_renaming_maps_the_card_ids_of_every_expectation() -> None:
+    """The final expect and an action's expect object alike: zones, stack, plotted, the
+    pending choice's source."""
+    doc = {"setup": {"players": 2, "cards": [{"id": "a", "card": "Island", "owner": 0, "zone": "hand"}]},
+           "actions": [{"player": 0, "do": "choose", "cards": ["a"],
+                        "expect": {"zones": {"a": "hand"}, "stack": ["a", "ability:prowess"], "plotted": ["a"],
+                                   "pending": {"choice": "discard", "player": 0, "source": "a"}}}],
+           "expect": {"not_plotted": ["a"], "pending": None}}
+    v = rename_prefix(doc)
+    mid = v.doc["actions"][0]["expect"]
+    assert (mid["zones"], mid["stack"], mid["plotted"], mid["pending"]["source"]) == (
+        {"r0_a": "hand"}, ["r0_a", "ability:prowess"], ["r0_a"], "r0_a")
+    assert v.doc["expect"] == {"not_plotted": ["r0_a"], "pending": None} and v.doc["actions"][0]["cards"] == ["r0_a"]
 
 
 def test_permutation_keeps_each_library_in_order() -> None:

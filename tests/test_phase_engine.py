@@ -25,6 +25,7 @@ from mtgcheck.engines.model_engine import ModelEngine  # noqa: E402
 from mtgcheck.engines.phase_engine import PhaseEngine  # noqa: E402
 from mtgcheck.engines.vocab import Session  # noqa: E402
 from mtgcheck.model import cards as pool  # noqa: E402
+from mtgcheck.scenario_format import verdict_of
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 
@@ -630,7 +631,7 @@ def test_scenario_files_in_scope_get_their_expected_verdicts(name: str) -> None:
     doc = scenario(name)
     e, m = pair(doc["setup"])
     for act in doc["actions"]:
-        want = act.get("expect", "legal") == "legal"
+        want = (verdict_of(act) or "legal") == "legal"
         act = wire(act)
         assert e.apply(act).legal == m.apply(act).legal == want, act
 

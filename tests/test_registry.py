@@ -28,6 +28,9 @@ from mtgcheck.model.config import VARIANTS
 from mtgcheck.model.mutants import BY_ID as MUTANT, MUTANTS
 from mtgcheck.properties.catalogue import PROPERTIES
 from mtgcheck.rulesets import REFERENCE, RuleSet, RuleSetError
+from mtgcheck.store import store
+
+from .conftest import ROOT
 
 pytest_plugins = ["pytester"]
 
@@ -282,3 +285,29 @@ def test_every_effect_clause_is_declared_and_used() -> None:
     cfg, _ = build(BUILTIN[0].position)
     with pytest.raises(KeyError):
         cfg.on("zones.no-such-clause")
+
+
+# --- counterexamples found by a registered checker -------------------------------------------
+
+
+def test_replay_accepts_a_counterexample_of_a_checker_added_through_the_registry_alone(
+        fake: type[Fake], tmp_path: Path) -> None:
+    """``found_by`` is checked against the registry in force, not against a copy of the
+    checker names: a checker registered and nothing else has its counterexamples replayed."""
+    source = next((ROOT / "counterexamples" / "variant-116.2k").glob("*.json"))
+    doc = json.loads(source.read_text(encoding="utf-8"))
+    doc["found_by"] = "fake"
+    path, new = store(tmp_path, doc)
+    assert new and json.loads(path.read_text(encoding="utf-8"))["found_by"] == "fake"
+    r = CliRunner().invoke(main, ["replay", str(path)], catch_exceptions=False)
+    assert r.exit_code == 0 and "1 passed, 0 failed" in r.stdout, r.output
+
+
+def test_replay_refuses_a_checker_no_one_registered(tmp_path: Path) -> None:
+    source = next((ROOT / "counterexamples" / "variant-116.2k").glob("*.json"))
+    doc = json.loads(source.read_text(encoding="utf-8"))
+    doc["found_by"] = "fake"
+    path, _ = store(tmp_path, doc)
+    r = CliRunner().invoke(main, ["replay", str(path)], catch_exceptions=False)
+    assert r.exit_code == 2
+    assert "found_by: expected one of z3, graph, hypothesis, differential, got 'fake'" in r.stderr, r.stderr

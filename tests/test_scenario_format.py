@@ -764,12 +764,21 @@ def test_the_schema_and_the_module_agree() -> None:
         assert keys == ("player", "do", "expect", "rule", *arguments), verb
 
 
+def test_both_expects_close_the_same_expectation_keys() -> None:
+    defs = load_schema()["$defs"]
+    keys = list(defs["expectKeys"]["properties"])
+    assert list(defs["expect"]["properties"]) == keys
+    assert list(defs["actionExpect"]["properties"]) == ["verdict", *keys]
+
+
 def test_every_object_of_the_schema_is_closed() -> None:
     def walk(node: object, where: str) -> None:
         if isinstance(node, dict):
-            # Not closed: an action (its verb's branch closes it) and the branch
-            # conditions ("if": a test on "do", not a description of an object).
-            if "properties" in node and where != "$defs.action" and not where.endswith(".if"):
+            # Not closed: an action (its verb's branch closes it), the expectation keys (the
+            # final expect and an action's expect close them, each with its own list) and
+            # the branch conditions ("if": a test on "do", not a description of an object).
+            if "properties" in node and where not in ("$defs.action", "$defs.expectKeys") \
+                    and not where.endswith(".if"):
                 assert node.get("additionalProperties") is False, where
             for key, value in node.items():
                 walk(value, f"{where}.{key}" if where else key)
@@ -801,3 +810,89 @@ def test_the_docs_name_every_key_of_the_schema() -> None:
 def test_module_doctests() -> None:
     result = doctest.testmod(scenario_format, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+# ---------------------------------------------------------------------------------------
+# Expectations after an action
+
+
+def test_an_action_expect_object_loads_with_its_verdict(tmp_path: Path) -> None:
+    doc = example()
+    doc["actions"][0]["expect"] = {"verdict": "legal", "zones": {"show": "exile"}, "priority": 0,
+                                   "pending": None}
+    doc["actions"][1]["expect"] = {"verdict": "illegal", "plotted": ["show"],
+                                   "pending": {"choice": "discard", "player": 1, "source": "top"}}
+    doc["actions"][1]["rule"] = "702.170d"
+    doc["actions"].append({"player": 1, "do": "pass", "expect": {"active": 0}})
+    s = load(write(tmp_path, doc))
+    first, second, third = s.actions
+    assert (first.expect, second.expect, third.expect) == ("legal", "illegal", None)
+    assert first.state == Expect(zones={"show": "exile"}, priority=0, keys=frozenset({"zones", "priority", "pending"}))
+    assert first.state.given("pending") and first.state.pending is None
+    assert second.state is not None and second.state.pending == {"choice": "discard", "player": 1, "source": "top"}
+    assert second.rule == "702.170d" and "verdict" not in second.args and "expect" not in second.args
+    assert third.state == Expect(active=0, keys=frozenset({"active"}))
+
+
+def test_a_string_expect_has_no_state(tmp_path: Path) -> None:
+    s = load(write(tmp_path, example()))
+    assert [a.state for a in s.actions] == [None, None] and [a.expect for a in s.actions] == ["legal", "illegal"]
+
+
+@pytest.mark.parametrize("spoil,field,words", [
+    (lambda d: d["actions"][0].__setitem__("expect", {"verdict": "maybe"}), "actions[0].expect.verdict",
+     "one of legal, illegal"),
+    (lambda d: d["actions"][0].__setitem__("expect", {"hand_size": 3}), "actions[0].expect.hand_size",
+     "verdict, zones"),
+    (lambda d: d["actions"][0].__setitem__("expect", {"turn": 0}), "actions[0].expect.turn", ">= 1"),
+    (lambda d: d["actions"][0].__setitem__("expect", {"zones": {"show": "moon"}}), "actions[0].expect.zones.show",
+     "one of library"),
+    (lambda d: d["actions"][0].__setitem__("expect", 3), "actions[0].expect", "one of legal, illegal"),
+    (lambda d: d["actions"][0].__setitem__("expect", {"pending": {"choice": "scry", "player": 0}}),
+     "actions[0].expect.pending.choice", "one of make-your-own-luck, discard"),
+    (lambda d: d["expect"].__setitem__("pending", {"player": 0}), "expect.pending.choice", "nothing (the key is missing)"),
+    (lambda d: d["expect"].__setitem__("pending", {"choice": "discard", "player": 0, "who": 1}),
+     "expect.pending.who", "unknown key"),
+    (lambda d: d["expect"].__setitem__("priority", "0"), "expect.priority", "an integer"),
+], ids=["verdict", "unknown-key", "turn", "zone", "number", "choice", "no-choice", "pending-key", "priority-string"])
+def test_a_malformed_expectation_names_its_field(tmp_path: Path, spoil: Callable[[Any], Any], field: str,
+                                                 words: str) -> None:
+    doc = example()
+    spoil(doc)
+    error = error_of(tmp_path, doc)
+    assert error.field == field and words in str(error), str(error)
+
+
+@pytest.mark.parametrize("spoil,field", [
+    (lambda d: d["actions"][0].__setitem__("expect", {"priority": 2}), "actions[0].expect.priority"),
+    (lambda d: d["actions"][0].__setitem__("expect", {"pending": {"choice": "discard", "player": 5}}),
+     "actions[0].expect.pending.player"),
+    (lambda d: d["expect"].__setitem__("pending", {"choice": "discard", "player": 0, "source": "ghost"}),
+     "expect.pending.source"),
+    (lambda d: d["actions"][0].__setitem__("expect", {"zones": {"ghost": "hand"}}), "actions[0].expect.zones.ghost"),
+    (lambda d: d["actions"][1].update(expect={"plotted": ["show"]}, rule="702.170d"), "actions[1].rule"),
+    (lambda d: d["actions"][1].update(expect={"verdict": "legal"}, rule="702.170d"), "actions[1].rule"),
+], ids=["priority", "pending-player", "pending-source", "zones", "rule-without-verdict", "rule-legal"])
+def test_cross_field_rules_hold_in_an_action_expect(tmp_path: Path, spoil: Callable[[Any], Any], field: str) -> None:
+    doc = example()
+    spoil(doc)
+    assert error_of(tmp_path, doc).field == field
+
+
+def test_a_rule_with_an_illegal_verdict_in_the_object_loads(tmp_path: Path) -> None:
+    doc = example()
+    doc["actions"][1].update(expect={"verdict": "illegal"}, rule="702.170d")
+    assert load(write(tmp_path, doc)).actions[1].rule == "702.170d"
+
+
+def test_an_ability_on_the_stack_is_a_kind_of_the_card_registry(tmp_path: Path) -> None:
+    from mtgcheck.model.state import ABILITIES
+
+    doc = example()
+    doc["expect"]["stack"] = ["show", "ability:prowess"]
+    assert load(write(tmp_path, doc)).expect.stack == ("show", "ability:prowess")  # type: ignore[union-attr]
+    doc["expect"]["stack"] = ["ability:surge"]
+    error = error_of(tmp_path, doc)
+    assert error.field == "expect.stack[0]" and "ability:KIND, KIND one of " + ", ".join(ABILITIES[1:]) in str(error)
+    doc["expect"]["stack"] = ["ability:Prowess!"]
+    assert error_of(tmp_path, doc).field == "expect.stack[0]"

@@ -42,3 +42,32 @@ def test_every_builtin_position_round_trips(tmp_path: Path) -> None:
 
         cfg2, s2 = start(load(str(path)))
         assert s2 == s0
+
+
+def test_an_action_written_with_expectations_after_it_replays(tmp_path: Path) -> None:
+    """The writer's object form of ``expect``: the position after each action, as the model
+    observes it, checked when the file runs; a wrong one fails."""
+    from mtgcheck.model.actions import enabled_transition, legal_actions
+    from mtgcheck.model.observe import observe
+    from mtgcheck.scenario_write import action_doc, setup_of
+
+    cfg, s = build(PLOT.position)
+    actions = []
+    for _ in range(6):
+        moves = [x for x in legal_actions(cfg, s) if x.verb != "leave"]  # a game that goes on
+        a = next((x for x in moves if x.verb != "pass"), moves[0])
+        t = enabled_transition(cfg, s, a)
+        assert t is not None
+        s = t.effect(s)
+        seen = observe(cfg, s)
+        actions.append(action_doc(cfg, a, after={k: seen[k] for k in ("priority", "pending", "stack", "zones")}))
+    assert all(isinstance(d["expect"], dict) and d["expect"]["verdict"] == "legal" for d in actions)
+    doc = {"format": "mtgcheck.scenario/1", "name": "written", "rules": ["117.3b"], "setup": setup_of(PLOT.position),
+           "actions": actions}
+    path = tmp_path / "written.json"
+    path.write_text(json.dumps(doc))
+    assert run(load(str(path))).passed
+    actions[-1]["expect"]["priority"] = (actions[-1]["expect"]["priority"] + 1) % PLOT.position.players
+    path.write_text(json.dumps(doc))
+    rep = run(load(str(path)))
+    assert not rep.passed and rep.mismatches[0].startswith("actions[5].expect.priority: ")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -147,3 +148,57 @@ def test_a_rule_without_expect_illegal_is_malformed(tmp_path: Path) -> None:
     p.write_text(json.dumps(doc))
     r = _cli("scenario", str(p))
     assert r.returncode == 2 and "actions[0].rule" in r.stderr and "Traceback" not in r.stderr
+
+
+# --- expectations after an action ----------------------------------------------------------
+
+PENDING = ROOT / "tests" / "scenarios" / "card-faithless-looting-discard-pending-until-chosen.json"
+
+
+def _spoiled(tmp_path: Path, change: Any) -> Path:
+    import json
+
+    doc = json.loads(PENDING.read_text(encoding="utf-8"))
+    change(doc)
+    path = tmp_path / "spoiled.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def test_the_pending_scenario_checks_the_position_after_its_actions() -> None:
+    sc = load(str(PENDING))
+    assert sum(a.state is not None for a in sc.actions) >= 4
+    assert any(a.state is not None and a.state.pending is not None for a in sc.actions)
+    assert run(sc).passed
+
+
+@pytest.mark.parametrize("change,line", [
+    (lambda d: d["actions"][1]["expect"].__setitem__("priority", 0), "actions[1].expect.priority: expected 0, got 1"),
+    (lambda d: d["actions"][2]["expect"]["pending"].__setitem__("player", 1),
+     "actions[2].expect.pending: expected player 1's discard (from loot), got player 0's discard (from loot)"),
+    (lambda d: d["actions"][2]["expect"]["pending"].__setitem__("source", "bolt"),
+     "actions[2].expect.pending: expected player 0's discard (from bolt), got player 0's discard (from loot)"),
+    (lambda d: d["actions"][0]["expect"].__setitem__("pending", {"choice": "discard", "player": 0}),
+     "actions[0].expect.pending: expected player 0's discard, got no pending choice"),
+    (lambda d: d["actions"][5]["expect"].__setitem__("pending", {"choice": "discard", "player": 0}),
+     "actions[5].expect.pending: expected player 0's discard, got no pending choice"),
+    (lambda d: d["actions"][3]["expect"].__setitem__("pending", None),
+     "actions[3].expect.pending: expected no pending choice, got player 0's discard (from loot)"),
+    (lambda d: d["actions"][2]["expect"]["zones"].__setitem__("forest", "library"),
+     "actions[2].expect.zones.forest: expected library, got hand"),
+    (lambda d: d["expect"].__setitem__("priority", 1), "expect.priority: expected 1, got 0"),
+], ids=["priority", "pending-player", "pending-source", "pending-absent", "pending-after-choice",
+        "pending-null", "zones", "final-priority"])
+def test_a_wrong_expectation_after_an_action_fails_naming_it(tmp_path: Path, change: Any, line: str) -> None:
+    rep = run(load(str(_spoiled(tmp_path, change))))
+    assert not rep.passed and rep.mismatches == [line], rep.mismatches
+    assert all(v.ok for v in rep.verdicts)  # the verdicts themselves still hold
+
+
+def test_an_action_expect_object_without_a_verdict_must_be_legal(tmp_path: Path) -> None:
+    def refused_pass(d: Any) -> None:
+        d["actions"][3]["expect"].pop("verdict")
+        d["actions"][3].pop("rule")
+
+    rep = run(load(str(_spoiled(tmp_path, refused_pass))))
+    assert [v.index for v in rep.verdicts if not v.ok] == [3] and not rep.mismatches

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from mtgcheck.checkers import graph
 from mtgcheck.checkers.symmetry import canonical
 from mtgcheck.checkers.z3bmc import well_formed
@@ -136,3 +138,30 @@ def test_state_counts_unchanged_by_the_derived_symmetry() -> None:
             _, ex = graph.check(conf, [])
             assert len(ex.states) == counts[conf.name]
             assert all(canonical(cfg := ex.cfg, canonical(cfg, s)) == canonical(cfg, s) for s in ex.states[:200])
+
+
+def test_every_ability_kind_is_allocated_once_and_resolves() -> None:
+    """The ability kinds are the card registry's (the game's own two, then each card's, as
+    their entries allocate them): each has a name on the stack and an effect, and the state's
+    ``ab_kind`` field ranges over exactly them."""
+    from mtgcheck.model.card_rules import registry
+    from mtgcheck.model.state import ABILITIES, AB_CHAOS, AB_PLANESWALK, LAYOUT
+
+    assert ABILITIES[0] == "-" and len(set(ABILITIES)) == len(ABILITIES)
+    assert (ABILITIES[AB_CHAOS], ABILITIES[AB_PLANESWALK]) == ("chaos", "planeswalk")
+    assert sorted(registry().abilities) == list(range(1, len(ABILITIES)))
+    (field,) = [d for d in LAYOUT if d.name == "ab_kind"]
+    assert len(field.names) == len(ABILITIES)
+
+
+def test_a_kind_allocated_in_a_scratch_registry_is_forgotten_after() -> None:
+    from mtgcheck.model import card_rules
+    from mtgcheck.model.state import ABILITIES
+
+    before = list(ABILITIES)
+    with card_rules.scratch():
+        kind = card_rules.ability_kind("test-kind")
+        assert ABILITIES[kind] == "test-kind" and kind == len(before)
+        with pytest.raises(ValueError, match="allocated twice"):
+            card_rules.ability_kind("prowess")
+    assert list(ABILITIES) == before

@@ -18,6 +18,7 @@ from hypothesis.errors import Flaky
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
 from mtgcheck import coverage
+from mtgcheck.cache import keep_hypothesis_in_cache
 from mtgcheck.configs import CheckConfig
 from mtgcheck.model.actions import Action, Transition, catalogue, legal_transitions
 from mtgcheck.model.setup import build
@@ -244,6 +245,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, seed: int = 0, exampl
     tally = Tally(deadline=t0 + timeout)
     n = examples or conf.hypothesis_examples
     interrupted = ""  # why the run stopped before its examples were done ("": it did not)
+    keep_hypothesis_in_cache()
     while remaining:
         machine = machine_for(conf, remaining, tally, variant=variant, disabled=disabled)
         hseed(seed)(machine)

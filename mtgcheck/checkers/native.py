@@ -36,6 +36,7 @@ from typing import Any, Sequence
 
 import z3
 
+from mtgcheck.cache import cache_root
 from mtgcheck.model.config import Config
 from mtgcheck.model.logic import symbolic
 from mtgcheck.model.state import (CARD_FIELDS, LAYOUT, OID_FIELDS, PLANE_SOURCED, REF, SCALAR, SLOT, SOURCE,
@@ -67,7 +68,7 @@ COMPILE_TIMEOUT = 180.0
 
 
 def cache_dir() -> Path:
-    return Path(os.environ.get("MTGCHECK_CACHE") or Path.home() / ".cache" / "mtgcheck") / "native"
+    return cache_root() / "native"
 
 
 # --- printing Z3 terms as C ------------------------------------------------------------

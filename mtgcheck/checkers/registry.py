@@ -126,6 +126,17 @@ def names(*, proves: bool | None = None, counts_rules: bool | None = None,
     return tuple(n for n, c in REGISTRY.items() if all(getattr(c, k) == v for k, v in want.items()))
 
 
+#: Who finds an engine's divergences: differential testing (``mtgcheck validate``), not a checker.
+DIFFERENTIAL = "differential"
+
+
+def finders() -> tuple[str, ...]:
+    """Who may have found a stored counterexample (its ``found_by``): every registered
+    checker, then differential testing.  Read when a counterexample is loaded, so one found
+    by a checker added through :func:`register` alone replays (the schema leaves it a string)."""
+    return (*names(), DIFFERENTIAL)
+
+
 def spelled(items: Sequence[str]) -> str:
     """``a, b or c``: the names in a help text."""
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"

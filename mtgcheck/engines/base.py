@@ -19,13 +19,14 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from mtgcheck.errors import MtgcheckError
+from mtgcheck.model.observe import OBSERVATION_KEYS
+from mtgcheck.model.vocabulary import VERBS  # noqa: F401 - re-exported: the engines import it from here
 
 PROTOCOL = "mtgcheck.engine/1"
 
-#: Observation keys an engine may report (the model's ``observe`` keys).
-OBSERVABLE = ("zones", "plotted", "turn", "active", "step", "priority", "life", "mana", "in_game", "game_over",
-              "stack", "planar_controller", "plane", "plane_counters", "extra_turns")
-VERBS = ("pass", "plot", "cast", "roll", "choose", "leave")
+#: Observation keys an engine may report, and the verbs it may implement: the model's, declared
+#: once there (``mtgcheck.model.observe``, ``mtgcheck.model.vocabulary``).
+OBSERVABLE = OBSERVATION_KEYS
 #: Features of the rules an engine may declare it lacks (``supports.lacks``): the harness then
 #: generates no position or play that needs one, instead of the engine refusing setups.
 FEATURES = ("extra_turns",)

@@ -18,7 +18,7 @@ from typing import Any
 
 from mtgcheck import formats, jsonread
 from mtgcheck.engines.base import PROTOCOL, Applied, EngineError, EngineInfo, EngineRefused, Support
-from mtgcheck.errors import FormatError
+from mtgcheck.errors import FormatError, display, one_line
 
 MAX_REPLY = jsonread.MAX_BYTES
 #: The protocol's schema (``mtgcheck/data/engine-protocol-1.schema.json``).
@@ -104,7 +104,7 @@ class PipeEngine:
         if chunk:
             for line in chunk.decode("utf-8", "replace").splitlines():
                 if line.strip():
-                    self.stderr_tail.append(line.strip()[:200])
+                    self.stderr_tail.append(display(line.strip()[:200]))
 
     def call(self, request: dict[str, Any]) -> dict[str, Any]:
         """Send one request; return the reply object (``ok`` true) or raise EngineError.
@@ -136,8 +136,9 @@ class PipeEngine:
             raise self._fail("protocol", f"reply to {op!r}: expected an object with a boolean 'ok', got {line[:60]!r}")
         if not reply["ok"]:
             if op == "setup" and reply.get("unsupported") is True:
-                raise EngineRefused(str(reply.get("error", "unsupported position"))[:200])
-            raise self._fail("protocol", f"engine error on {op!r}: {str(reply.get('error', '(no message)'))[:200]}")
+                raise EngineRefused(one_line(str(reply.get("error", "unsupported position"))[:200]))
+            raise self._fail("protocol", f"engine error on {op!r}: "
+                                        f"{one_line(str(reply.get('error', '(no message)'))[:200])}")
         return reply
 
     def _read_line(self, op: object, timeout: float) -> bytes:
@@ -190,7 +191,9 @@ class PipeEngine:
         name, version = r.get("name"), r.get("version")
         if not isinstance(name, str) or not name or not isinstance(version, str) or not version:
             raise self._fail("protocol", "hello reply: expected non-empty strings 'name' and 'version'")
-        return EngineInfo(name, version, support_of(r.get("supports")))
+        # Untrusted text shown on terminals and in folder names: a right-to-left override,
+        # a NUL or an escape sequence is kept escaped (\u202e), everywhere it goes.
+        return EngineInfo(display(name), display(version), support_of(r.get("supports")))
 
     def setup(self, setup: dict[str, Any]) -> None:
         self.call({"op": "setup", "setup": setup})
@@ -206,7 +209,7 @@ class PipeEngine:
         legal = r.get("legal")
         if not isinstance(legal, bool):
             raise self._fail("protocol", f"apply reply: legal: expected a boolean, got {legal!r:.60}")
-        return Applied(legal, str(r.get("reason", ""))[:200])
+        return Applied(legal, one_line(str(r.get("reason", ""))[:200]))
 
     def observe(self) -> dict[str, Any]:
         obs = self.call({"op": "observe"}).get("observation")

@@ -42,7 +42,7 @@ class FaultyEngine(ModelEngine):
         return super().apply(action)
 
 
-def serve(fault: str, after: int) -> None:
+def serve(fault: str, after: int, name: str | None = None, version: str = "1") -> None:
     engine = ModelEngine("model")
     applies = 0
     for line in sys.stdin:
@@ -53,7 +53,8 @@ def serve(fault: str, after: int) -> None:
             return
         if op == "hello":
             info = engine.hello()
-            reply.update(name=f"faulty-{fault}", version="1", supports=info.support.to_json())
+            reply.update(name=f"faulty-{fault}" if name is None else name, version=version,
+                         supports=info.support.to_json())
         elif op == "setup":
             engine.setup(req["setup"])
         elif op == "actions":
@@ -85,5 +86,8 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--fault", choices=("none", "crash", "hang", "garbage", "lie", "error"), default="none")
     ap.add_argument("--after", type=int, default=3)
+    # The name and version its hello gives, as JSON strings (so they may hold any character).
+    ap.add_argument("--name", type=json.loads, default=None)
+    ap.add_argument("--version", type=json.loads, default='"1"')
     args = ap.parse_args()
-    serve(args.fault, args.after)
+    serve(args.fault, args.after, args.name, args.version)
