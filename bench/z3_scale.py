@@ -93,6 +93,13 @@ def main() -> None:
               f"  {r['wall']:7.1f} s  rlimit {r['rlimit']:8.1f}M (closure {closing:.1f}M)"
               f"  {r['wall'] / r['slots']:.2f} s/slot  {r['rlimit'] / r['slots']:.1f}M/slot"
               f"  load {os.getloadavg()[0]:.2f}", flush=True)
+        tables(results, args)
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def tables(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
+    """Print the ladder's tables so far; with ``--write``, record them (after every position,
+    so that a ladder stopped half-way keeps what it measured)."""
     summary = []
     prev: dict[str, Any] | None = None
     for r in results:
@@ -125,7 +132,6 @@ def main() -> None:
     print("\t".join(dheader))
     for row in detail:
         print("\t".join(str(x) for x in row))
-    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.write:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from figures_doc import write_section
