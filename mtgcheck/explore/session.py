@@ -17,9 +17,9 @@ from typing import Any, Sequence
 
 from mtgcheck.errors import FormatError, UsageError
 from mtgcheck.model.actions import Action, catalogue, enabled_transition, legal_transitions
-from mtgcheck.model.observe import observe
+from mtgcheck.model.observe import EXPECTATION_KEYS, observe
 from mtgcheck.model.setup import Position, build
-from mtgcheck.model.state import ABILITIES, PENDINGS, STACK, ZONES, State
+from mtgcheck.model.state import ABILITIES, STACK, ZONES, State
 from mtgcheck.model.vocabulary import Transition
 from mtgcheck.properties.catalogue import PROPERTIES
 from mtgcheck.scenario_format import ActionSpec, Scenario
@@ -119,6 +119,7 @@ class Step:
     legal: bool
     cr: str | None
     why: str | None
+    refusal: str | None  # the words `mtgcheck scenario` prints: "CR 702.170d: ..." (with the card when it is its rule)
 
 
 class EngineBeside:
@@ -206,7 +207,8 @@ class Explorer:
             clean = action_doc(self.cfg, a)
             clean.pop("expect")
             steps.append(Step(clean, describe(self.cfg, a), t is not None,
-                              None if refusal is None else refusal.cr, None if refusal is None else refusal.why))
+                              None if refusal is None else refusal.cr, None if refusal is None else refusal.why,
+                              None if refusal is None else refusal.text()))
             if t is not None:
                 s = t.effect(s)
             states.append(s)
@@ -224,8 +226,8 @@ class Explorer:
         out: dict[str, Any] = {
             "name": self.opened.name, "source": self.opened.source, "target": self.opened.target,
             "violates": self.opened.violates, "at": at,
-            "trace": [{"doc": st.doc, "text": st.text, "legal": st.legal, "cr": st.cr, "why": st.why}
-                      for st in steps],
+            "trace": [{"doc": st.doc, "text": st.text, "legal": st.legal, "cr": st.cr, "why": st.why,
+                       "refusal": st.refusal} for st in steps],
             "position": self.position(s),
             "observed": observe(self.cfg, s),
             "legal": [{"doc": _bare(action_doc(self.cfg, a)), "text": describe(self.cfg, a)} for a in legal],
@@ -247,7 +249,7 @@ class Explorer:
             r = _refusal(self.cfg, s, a)
             if r is not None:
                 out.append({"doc": _bare(action_doc(self.cfg, a)), "text": describe(self.cfg, a),
-                            "cr": r.cr, "why": r.why})
+                            "cr": r.cr, "why": r.why, "refusal": r.text()})
         return out
 
     def verdicts(self, before: State | None, t: Transition | None, s: State) -> list[dict[str, Any]]:
@@ -304,7 +306,7 @@ class Explorer:
             "turn": s.turn, "active": s.active, "step": obs["step"], "priority": s.priority,
             "game_over": bool(s.game_over), "plane": obs["plane"], "plane_counters": obs["plane_counters"],
             "planar_controller": obs["planar_controller"], "extra_turns": obs["extra_turns"],
-            "pending": None if not s.pending else {"choice": PENDINGS[s.pending], "player": s.pending_player},
+            "pending": obs["pending"],
             "bound_hit": bool(s.overflow),
         }
 
@@ -333,8 +335,9 @@ class Explorer:
         for k in EXPECT_KEYS:
             if k in keys:
                 expect[k] = obs[k] if k != "not_plotted" else sorted(set(obs["zones"]) - set(obs["plotted"]))
-        if "planar_controller" in expect and not self.cfg.planechase:
-            del expect["planar_controller"]
+        for k in ("planar_controller", "plane_counters"):  # without a plane these say nothing (and are no integers)
+            if k in expect and expect[k] is None:
+                del expect[k]
         doc: dict[str, Any] = {"format": FORMAT, "name": name or self.opened.name or "explored",
                                "rules": list(rules) or list(self.opened.rules) or _rules_of(steps)}
         if self.opened.variant:
@@ -356,8 +359,7 @@ class Explorer:
 
 
 #: The final expectations a saved scenario may state (the scenario format's ``expect`` keys).
-EXPECT_KEYS = ("zones", "plotted", "not_plotted", "turn", "active", "step", "life", "mana", "planar_controller",
-               "plane", "plane_counters", "extra_turns", "stack", "in_game", "game_over")
+EXPECT_KEYS = EXPECTATION_KEYS
 
 
 def _bare(d: dict[str, Any]) -> dict[str, Any]:
