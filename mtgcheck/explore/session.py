@@ -23,7 +23,7 @@ from mtgcheck.model.state import ABILITIES, STACK, ZONES, State
 from mtgcheck.model.vocabulary import Transition
 from mtgcheck.properties.catalogue import PROPERTIES
 from mtgcheck.scenario_format import ActionSpec, Scenario
-from mtgcheck.scenario_run import _refusal, describe, to_action
+from mtgcheck.scenario_run import describe, refusal_of, to_action
 from mtgcheck.scenario_write import action_doc, setup_of
 
 #: Keys of a trace entry that are not the action's arguments.
@@ -202,7 +202,7 @@ class Explorer:
         taken: list[Transition | None] = [None]
         for i, doc in enumerate(trace):
             a = self.action_of(i, doc, s)
-            refusal = _refusal(self.cfg, s, a)
+            refusal = refusal_of(self.cfg, s, a)
             t = enabled_transition(self.cfg, s, a) if refusal is None else None
             clean = action_doc(self.cfg, a)
             clean.pop("expect")
@@ -246,7 +246,7 @@ class Explorer:
         for a in self.every_action:
             if a in legal:
                 continue
-            r = _refusal(self.cfg, s, a)
+            r = refusal_of(self.cfg, s, a)
             if r is not None:
                 out.append({"doc": _bare(action_doc(self.cfg, a)), "text": describe(self.cfg, a),
                             "cr": r.cr, "why": r.why, "refusal": r.text()})
