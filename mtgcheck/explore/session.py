@@ -72,9 +72,14 @@ def open_source(arg: str | None) -> Opened:
     from mtgcheck.scenario_run import load
 
     sc = load(arg)
-    xs = [a.args.get("x", 0) for a in sc.actions if a.verb == "cast"]
-    return Opened(_shown(arg), sc.name, tuple(sc.rules), sc.setup, variant=sc.variant, max_x=max([3, *xs]),
+    return Opened(_shown(arg), sc.name, tuple(sc.rules), sc.setup, variant=sc.variant, max_x=_max_x(sc.actions),
                   trace=[_spec_doc(a) for a in sc.actions], at=len(sc.actions))
+
+
+def _max_x(actions: Sequence[ActionSpec]) -> int:
+    """The configuration's bound on X: the largest X a cast of the file names, at least 3 (as
+    ``mtgcheck scenario`` builds it, so the same actions exist)."""
+    return max([3, *(a.args.get("x", 0) for a in actions if a.verb == "cast")])
 
 
 def _shown(path: str) -> str:
@@ -96,14 +101,16 @@ def _counterexample(path: str) -> Opened:
 
     cx = load_cx(path)
     sc = cx.scenario
+    # An engine's divergence is walked under the rules themselves (as ``mtgcheck show`` does):
+    # its target names the engine, not a rule set.
     rules = cx.rules if cx.violates != "divergence" else None
     _, _, broke, _ = walk(cx)
-    xs = [a.args.get("x", 0) for a in sc.actions if a.verb == "cast"]
     trace = [_spec_doc(a) for a in sc.actions]
     return Opened(_shown(path), sc.name, tuple(sc.rules), sc.setup,
                   variant=rules.variant if rules else sc.variant,
-                  disabled=rules.disabled if rules else frozenset(), max_x=max([3, *xs]), trace=trace,
-                  at=len(trace) if broke is None else broke, violates=cx.violates, target=cx.target)
+                  disabled=rules.disabled if rules else frozenset(), max_x=_max_x(sc.actions), trace=trace,
+                  at=len(trace) if broke is None else broke, violates=cx.violates,
+                  target=cx.target if rules else "reference")
 
 
 class BadRequest(ValueError):
