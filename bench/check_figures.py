@@ -22,6 +22,7 @@ configuration's own position alone (the placements' share of BMC's cost).
 from __future__ import annotations
 
 import argparse
+import shlex
 import statistics
 import subprocess
 import sys
@@ -118,7 +119,7 @@ def main() -> None:
     ap.add_argument("--no-table", action="store_true", help="skip the per-configuration table (e.g. --whole alone)")
     ap.add_argument("--no-write", action="store_true", help="print only; leave docs/figures.md alone")
     args = ap.parse_args()
-    command = "python bench/check_figures.py " + " ".join(sys.argv[1:])
+    command = shlex.join(["python", "bench/check_figures.py", *sys.argv[1:]])
     rows: list[list[object]] = []
     confs = configs_named(args.config) if args.config else list(BUILTIN)
     print(f"seed {args.seed}; BMC budget {args.bmc_budget:.0f} s per configuration")

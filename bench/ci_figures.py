@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -66,7 +67,7 @@ def main() -> None:
             note += (f" A short run: {skipped} of the {len(steps())} steps were left out (--only); run the script"
                      " without --only for the whole of CI.")
         write_section("CI: the steps of .ci/run", ["step", "s", "exit"], rows,
-                      script="python bench/ci_figures.py " + " ".join(sys.argv[1:]), note=note)
+                      script=shlex.join(["python", "bench/ci_figures.py", *sys.argv[1:]]), note=note)
 
 
 if __name__ == "__main__":

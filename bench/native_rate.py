@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import statistics
 import sys
 import tempfile
@@ -140,10 +141,13 @@ def main() -> None:
         write_section("graph search: compiled against the interpreter, to the fixpoint",
                       ["config", "states", "interpreter s", "interpreter states/s", "print s", "compile s", "C lines",
                        "search s", "compiled states/s", "ratio", "cold s", "warm s", "same states"], rows,
-                      script="python bench/native_rate.py " + " ".join(sys.argv[1:]),
+                      script=shlex.join(["python", "bench/native_rate.py", *sys.argv[1:]]),
                       note=f"No turn bound, symmetry reduction, one core, medians of {args.repeats}. 'print': the "
                            "relation printed as C; 'cold'/'warm': end to end as mtgcheck check runs it, with an "
-                           "empty / a filled cache ('-': not measured, e.g. --no-python).")
+                           "empty / a filled cache ('-': not measured, e.g. --no-python)."
+                           + (" A short run:" + (" the interpreter's searches left out (--no-python);" if args.no_python
+                                                 else "") + f" medians of {args.repeats}."
+                              if args.no_python or args.repeats < 3 else ""))
 
 
 if __name__ == "__main__":

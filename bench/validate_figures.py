@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -61,7 +62,7 @@ def main() -> None:
         write_section("validate: engines against the rules",
                       ["engine", "traces", "steps", "distinct divergences", "shortest (actions)", "rules reached",
                        "exit", "wall s"], rows,
-                      script="python bench/validate_figures.py " + " ".join(sys.argv[1:]),
+                      script=shlex.join(["python", "bench/validate_figures.py", *sys.argv[1:]]),
                       note=f"`mtgcheck validate --engine SPEC --budget {args.budget} --seed {args.seed} --no-store`: "
                            "the scenarios, the stored counterexamples and the generated games. Exit 1 is a "
                            "divergence found (the broken engine must give one).")

@@ -152,7 +152,8 @@ def describe(cfg: Config, a: Action) -> str:
     return out
 
 
-def _refusal(cfg: Config, s: State, a: Action) -> Refusal | None:
+def refusal_of(cfg: Config, s: State, a: Action) -> Refusal | None:
+    """Why the rules refuse ``a`` in ``s`` (None: legal), as the scenario command words it."""
     r = why_illegal(cfg, s, a)
     if r is not None and r.cond == "catalogue" and a.verb == "cast":
         face = cfg.slots[a.card].card.faces[1 if a.half == 2 else 0]
@@ -167,7 +168,7 @@ def run(sc: Scenario, disabled: frozenset[str] = frozenset()) -> ScenarioReport:
     rep = ScenarioReport(sc.path, sc.name, tuple(sc.rules))
     for spec in sc.actions:
         a = to_action(cfg, sc, spec, s)
-        refusal = _refusal(cfg, s, a)
+        refusal = refusal_of(cfg, s, a)
         legal = refusal is None
         expected = spec.expect
         ok = legal if expected in (None, "legal") else not legal

@@ -203,3 +203,28 @@ def test_a_port_in_use_is_a_one_line_usage_error() -> None:
         r = subprocess.run([sys.executable, "-m", "mtgcheck.cli", "explore", "plot", "--no-browser", "--port", str(port)],
                            capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and f"--port: cannot listen on 127.0.0.1:{port}" in r.stderr
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "tests" / "scenarios").glob("*.json")), ids=lambda p: p.stem)
+def test_each_scenario_opens_with_the_verdicts_and_words_of_mtgcheck_scenario(path: Path) -> None:
+    from mtgcheck.scenario_run import load, run
+
+    rep = run(load(str(path)))
+    e = Explorer(open_source(str(path)))
+    v = e.view(e.opened.trace)
+    assert [(s["text"], s["legal"], s["refusal"]) for s in v["trace"]] == \
+        [(r.text, r.legal, None if r.refusal is None else r.refusal.text()) for r in rep.verdicts]
+    assert v["observed"] == rep.final
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "tests" / "scenarios").glob("*.json")), ids=lambda p: p.stem)
+def test_each_saved_trace_passes_as_saved_with_every_expectation(path: Path, tmp_path: Path) -> None:
+    from mtgcheck.explore.session import EXPECT_KEYS, save
+    from mtgcheck.scenario_run import load, run
+
+    e = Explorer(open_source(str(path)))
+    marks = ["legal" if s["legal"] else "illegal" for s in e.view(e.opened.trace)["trace"]]
+    out = save(str(tmp_path / "saved.json"), e.scenario(e.opened.trace, marks, list(EXPECT_KEYS), "", []),
+               overwrite=False)
+    rep = run(load(str(out)))
+    assert rep.passed, (rep.mismatches, [(v.text, v.ok) for v in rep.verdicts])

@@ -28,7 +28,7 @@ from importlib import resources
 from typing import Any, Callable, Iterator
 from urllib.parse import urlsplit
 
-from mtgcheck.explore.session import BadRequest, Explorer, save
+from mtgcheck.explore.session import EXPECT_KEYS, BadRequest, Explorer, save
 
 TOKEN_HEADER = "X-Mtgcheck-Token"
 MAX_BODY = 1 << 20  # a trace of thousands of actions fits; more is not a page's request
@@ -120,7 +120,8 @@ class Handler(BaseHTTPRequestHandler):
         elif path == "/api/open":
             if self._token_ok():
                 o = self.server.explorer.opened
-                self._json(HTTPStatus.OK, {"trace": o.trace, "at": o.at, "name": o.name, "rules": list(o.rules)})
+                self._json(HTTPStatus.OK, {"trace": o.trace, "at": o.at, "name": o.name, "rules": list(o.rules),
+                                           "expect_keys": list(EXPECT_KEYS)})
         else:
             self._error(HTTPStatus.NOT_FOUND, f"no such page: {path}")
 

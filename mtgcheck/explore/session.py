@@ -17,13 +17,13 @@ from typing import Any, Sequence
 
 from mtgcheck.errors import FormatError, UsageError
 from mtgcheck.model.actions import Action, catalogue, enabled_transition, legal_transitions
-from mtgcheck.model.observe import observe
+from mtgcheck.model.observe import EXPECTATION_KEYS, observe
 from mtgcheck.model.setup import Position, build
-from mtgcheck.model.state import ABILITIES, PENDINGS, STACK, ZONES, State
+from mtgcheck.model.state import ABILITIES, STACK, ZONES, State
 from mtgcheck.model.vocabulary import Transition
 from mtgcheck.properties.catalogue import PROPERTIES
 from mtgcheck.scenario_format import ActionSpec, Scenario
-from mtgcheck.scenario_run import _refusal, describe, to_action
+from mtgcheck.scenario_run import describe, refusal_of, to_action
 from mtgcheck.scenario_write import action_doc, setup_of
 
 #: Keys of a trace entry that are not the action's arguments.
@@ -72,9 +72,14 @@ def open_source(arg: str | None) -> Opened:
     from mtgcheck.scenario_run import load
 
     sc = load(arg)
-    xs = [a.args.get("x", 0) for a in sc.actions if a.verb == "cast"]
-    return Opened(_shown(arg), sc.name, tuple(sc.rules), sc.setup, variant=sc.variant, max_x=max([3, *xs]),
+    return Opened(_shown(arg), sc.name, tuple(sc.rules), sc.setup, variant=sc.variant, max_x=_max_x(sc.actions),
                   trace=[_spec_doc(a) for a in sc.actions], at=len(sc.actions))
+
+
+def _max_x(actions: Sequence[ActionSpec]) -> int:
+    """The configuration's bound on X: the largest X a cast of the file names, at least 3 (as
+    ``mtgcheck scenario`` builds it, so the same actions exist)."""
+    return max([3, *(a.args.get("x", 0) for a in actions if a.verb == "cast")])
 
 
 def _shown(path: str) -> str:
@@ -96,14 +101,16 @@ def _counterexample(path: str) -> Opened:
 
     cx = load_cx(path)
     sc = cx.scenario
+    # An engine's divergence is walked under the rules themselves (as ``mtgcheck show`` does):
+    # its target names the engine, not a rule set.
     rules = cx.rules if cx.violates != "divergence" else None
     _, _, broke, _ = walk(cx)
-    xs = [a.args.get("x", 0) for a in sc.actions if a.verb == "cast"]
     trace = [_spec_doc(a) for a in sc.actions]
     return Opened(_shown(path), sc.name, tuple(sc.rules), sc.setup,
                   variant=rules.variant if rules else sc.variant,
-                  disabled=rules.disabled if rules else frozenset(), max_x=max([3, *xs]), trace=trace,
-                  at=len(trace) if broke is None else broke, violates=cx.violates, target=cx.target)
+                  disabled=rules.disabled if rules else frozenset(), max_x=_max_x(sc.actions), trace=trace,
+                  at=len(trace) if broke is None else broke, violates=cx.violates,
+                  target=cx.target if rules else "reference")
 
 
 class BadRequest(ValueError):
@@ -119,6 +126,7 @@ class Step:
     legal: bool
     cr: str | None
     why: str | None
+    refusal: str | None  # the words `mtgcheck scenario` prints: "CR 702.170d: ..." (with the card when it is its rule)
 
 
 class EngineBeside:
@@ -201,12 +209,13 @@ class Explorer:
         taken: list[Transition | None] = [None]
         for i, doc in enumerate(trace):
             a = self.action_of(i, doc, s)
-            refusal = _refusal(self.cfg, s, a)
+            refusal = refusal_of(self.cfg, s, a)
             t = enabled_transition(self.cfg, s, a) if refusal is None else None
             clean = action_doc(self.cfg, a)
             clean.pop("expect")
             steps.append(Step(clean, describe(self.cfg, a), t is not None,
-                              None if refusal is None else refusal.cr, None if refusal is None else refusal.why))
+                              None if refusal is None else refusal.cr, None if refusal is None else refusal.why,
+                              None if refusal is None else refusal.text()))
             if t is not None:
                 s = t.effect(s)
             states.append(s)
@@ -224,8 +233,8 @@ class Explorer:
         out: dict[str, Any] = {
             "name": self.opened.name, "source": self.opened.source, "target": self.opened.target,
             "violates": self.opened.violates, "at": at,
-            "trace": [{"doc": st.doc, "text": st.text, "legal": st.legal, "cr": st.cr, "why": st.why}
-                      for st in steps],
+            "trace": [{"doc": st.doc, "text": st.text, "legal": st.legal, "cr": st.cr, "why": st.why,
+                       "refusal": st.refusal} for st in steps],
             "position": self.position(s),
             "observed": observe(self.cfg, s),
             "legal": [{"doc": _bare(action_doc(self.cfg, a)), "text": describe(self.cfg, a)} for a in legal],
@@ -244,10 +253,10 @@ class Explorer:
         for a in self.every_action:
             if a in legal:
                 continue
-            r = _refusal(self.cfg, s, a)
+            r = refusal_of(self.cfg, s, a)
             if r is not None:
                 out.append({"doc": _bare(action_doc(self.cfg, a)), "text": describe(self.cfg, a),
-                            "cr": r.cr, "why": r.why})
+                            "cr": r.cr, "why": r.why, "refusal": r.text()})
         return out
 
     def verdicts(self, before: State | None, t: Transition | None, s: State) -> list[dict[str, Any]]:
@@ -304,7 +313,7 @@ class Explorer:
             "turn": s.turn, "active": s.active, "step": obs["step"], "priority": s.priority,
             "game_over": bool(s.game_over), "plane": obs["plane"], "plane_counters": obs["plane_counters"],
             "planar_controller": obs["planar_controller"], "extra_turns": obs["extra_turns"],
-            "pending": None if not s.pending else {"choice": PENDINGS[s.pending], "player": s.pending_player},
+            "pending": obs["pending"],
             "bound_hit": bool(s.overflow),
         }
 
@@ -333,8 +342,9 @@ class Explorer:
         for k in EXPECT_KEYS:
             if k in keys:
                 expect[k] = obs[k] if k != "not_plotted" else sorted(set(obs["zones"]) - set(obs["plotted"]))
-        if "planar_controller" in expect and not self.cfg.planechase:
-            del expect["planar_controller"]
+        for k in ("planar_controller", "plane_counters"):  # without a plane these say nothing (and are no integers)
+            if k in expect and expect[k] is None:
+                del expect[k]
         doc: dict[str, Any] = {"format": FORMAT, "name": name or self.opened.name or "explored",
                                "rules": list(rules) or list(self.opened.rules) or _rules_of(steps)}
         if self.opened.variant:
@@ -356,8 +366,7 @@ class Explorer:
 
 
 #: The final expectations a saved scenario may state (the scenario format's ``expect`` keys).
-EXPECT_KEYS = ("zones", "plotted", "not_plotted", "turn", "active", "step", "life", "mana", "planar_controller",
-               "plane", "plane_counters", "extra_turns", "stack", "in_game", "game_over")
+EXPECT_KEYS = EXPECTATION_KEYS
 
 
 def _bare(d: dict[str, Any]) -> dict[str, Any]:
