@@ -124,10 +124,10 @@ def transitions(cfg: Config) -> Iterable[Transition]:
                              (*acting(cfg, p), all_others_passed(cfg),
                               Cond("stack.top-ability", "608.2", "not the top of the stack", lambda s, a=a: top_is_ability(s, a))),
                              lambda s, a=a: resolve_ability(cfg, s, a))
-    yield from _choices(cfg)
+    yield from choice_transitions(cfg)
 
 
-def _choices(cfg: Config) -> Iterable[Transition]:
+def choice_transitions(cfg: Config) -> Iterable[Transition]:
     """The ``choose`` transitions each card's effects ask for (its registry entry); when the
     card says so, the choice ends the resolving spell (CR 608.2n)."""
     for m, sl in enumerate(cfg.slots):
@@ -140,4 +140,4 @@ def _choices(cfg: Config) -> Iterable[Transition]:
             yield t
 
 
-__all__ = ["transitions", "finish_spell", "enters", "resolve_card", "resolve_ability"]
+__all__ = ["transitions", "choice_transitions", "finish_spell", "enters", "resolve_card", "resolve_ability"]

@@ -5,11 +5,13 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from .card_rules import ON_CHANGE
 from .config import Config
 from .common import clear_choice
 from .logic import And, If, Not, Or
 from .state import BATTLEFIELD, GRAVEYARD, P_NONE, State, branch
 from .legend import ask_legend_choice
+from .vocabulary import Cond
 from .zones import move
 
 
@@ -33,13 +35,26 @@ def settle(cfg: Config, s: State) -> State:
 
 
 def answerable(cfg: Config, s: State) -> Any:
-    """Some ``choose`` of the catalogue is enabled: the pending choice has a legal answer.
+    """Some ``choose`` is enabled: the pending choice has a legal answer (what ``choose``
+    accepts, read from the very guards of the catalogue's ``choose`` transitions)."""
+    return Or(*[And(*[c.test(s) for c in conds]) for conds in choose_guards(cfg)])
 
-    Read from the catalogue's own guards (the rule set's, mutants' conditions dropped), so
-    that what counts as an answer is exactly what ``choose`` accepts."""
-    from .actions import catalogue
 
-    return Or(*[And(*[c.test(s) for c in t.conds]) for t in catalogue(cfg).transitions if t.action.verb == "choose"])
+@lru_cache(maxsize=64)
+def choose_guards(cfg: Config) -> tuple[tuple[Cond, ...], ...]:
+    """The guards of every ``choose`` transition, with the conditions the rule set switches off
+    dropped as the catalogue drops them: the choices a card's effect asks (its registry entry)
+    and the legend rule's.  Built from those two modules rather than from the catalogue, which
+    wraps every effect in :func:`settle` (``tests/test_rules_machine.py`` checks that they are
+    the catalogue's ``choose`` guards, all of them)."""
+    from .legend import transitions as legend_choices
+    from .resolution import choice_transitions
+
+    return tuple(tuple(c for c in t.conds if c.id not in cfg.disabled)
+                 for t in (*choice_transitions(cfg), *legend_choices(cfg)) if t.action.verb == "choose")
+
+
+ON_CHANGE.append(choose_guards.cache_clear)  # a scratch copy of the card registry changes the choices
 
 
 def state_based_actions(cfg: Config, s: State) -> State:

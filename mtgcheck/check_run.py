@@ -214,10 +214,12 @@ def run_check(checkers: Sequence[str], prop_ids: Sequence[str], configs: Sequenc
     ex = executor or ProcessPoolExecutor(max_workers=jobs)
     order = submission_order(units, expected)
     try:
+        spread_here = {i for i in order if spread is not None and registry.get(units[i].checker).spreads}
         futs = {ex.submit(run_unit, units[i].checker, units[i].conf, units[i].prop_ids, opts, units[i].slots): i
-                for i in order if spread is None or units[i].checker != "graph"}
-        for i in order if spread is not None else ():
-            if units[i].checker == "graph":
+                for i in order if i not in spread_here}
+        for i in order:
+            if i in spread_here:
+                assert spread is not None
                 results[i] = spread(units[i].conf, units[i].prop_ids)
                 if on_done:
                     on_done(units[i].checker, units[i].conf.name)

@@ -74,13 +74,14 @@ def test_the_spread_search_gives_the_local_verdicts_counts_and_traces(client: An
 @pytest.mark.parametrize("first_violation", [False, True])
 def test_mutants_break_the_same_properties_on_the_same_traces(client: Any, mutant: str,
                                                              first_violation: bool) -> None:
-    """Two properties broken at once, three partitions on two workers (a partition per worker
-    is not assumed), stopping at the first violation or not."""
+    """Two properties or more broken at once (no-deadlock among them when a player who left
+    begins a turn), three partitions on two workers (a partition per worker is not assumed),
+    stopping at the first violation or not."""
     m = MUTANT[mutant]
     local, lex, spread, sex = _both(client, SMALL[m.position], parts=3, variant=m.variant, disabled=m.disabled,
                                     first_violation=first_violation)
     _same(local, lex, spread, sex)
-    assert sum(v.status == VIOLATED for v in spread) == 2
+    assert sum(v.status == VIOLATED for v in spread) >= 2
 
 
 def test_a_partition_that_drops_states_is_caught(client: Any, monkeypatch: pytest.MonkeyPatch) -> None:

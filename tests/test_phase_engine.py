@@ -94,7 +94,13 @@ def walk(setup: dict[str, Any], support: Any, rng: random.Random, *, turns: set[
 MYOL = ("phase 0.103.0 divergence: Make Your Own Luck offers no choice of the card to exile (only whether to do "
         "it), nothing becomes plotted, and the rest of the top three do not all go to the hand (CR 702.170c, 608.2c)")
 #: Scenario files in scope on which phase is known to diverge from the model (and the file).
+#: phase.rs applies the state-based actions in the middle of a resolution: a draw from an empty
+#: library during Faithless Looting removes its caster before the discard (CR 704.3, 608.2c).
+FAILED_DRAW = ("phase 0.103.0 divergence: a draw from an empty library in the middle of Faithless Looting "
+               "ends the game before the discard is chosen (CR 704.3, 608.2c, 121.4)")
 DIVERGES: dict[str, str] = {
+    "card-faithless-looting-failed-draw-discard-still-asked.json": FAILED_DRAW,
+    "leave-opponent-concedes-while-failed-drawer-discards.json": FAILED_DRAW,
     "card-make-your-own-luck-top-three.json": MYOL,
     "ruling-01-make-your-own-luck-fewer-than-three-cards.json": MYOL,
     "card-past-in-flames-grants-flashback.json":
@@ -523,7 +529,7 @@ def test_snapcaster_target_is_our_choose_and_grants_flashback(graveyard: list[st
     assert e.observe()["zones"]["t"] == "exile"
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.xfail(strict=True, reason=FAILED_DRAW)), 2])
 def test_random_play_with_flashback_x_kicker_and_choices_agrees_with_the_model(seed: int, support: Any) -> None:
     rng = random.Random(seed)
     setup = {"players": 2, "turn": 2, "active": seed % 2, "step": "main1", "mana": [5, 4],

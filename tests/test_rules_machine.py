@@ -46,3 +46,34 @@ def test_the_run_memo_changes_nothing(monkeypatch) -> None:  # type: ignore[no-u
     monkeypatch.setattr(hypo, "_MEMO", 1)
     assert run() == kept
     assert sum(w for _, _, w, _, _ in kept) > 0
+
+
+def test_the_choices_settle_reads_are_the_catalogues_choose_guards_all_of_them() -> None:
+    """settle removes a pending choice that no ``choose`` can answer (CR 603.3d); the guards it
+    reads must be exactly the catalogue's ``choose`` guards, or a choice could be dropped while
+    an answer exists (or kept with none): the same conditions, and the same answer on the states
+    of random games of every built-in and small position."""
+    import random
+
+    from mtgcheck.configs import BUILTIN, SMALL
+    from mtgcheck.model.actions import catalogue, legal_actions, step
+    from mtgcheck.model.settle import answerable, choose_guards
+    from mtgcheck.model.setup import build
+
+    rng = random.Random(0)
+    asked = 0
+    for conf in (*BUILTIN, *SMALL.values()):
+        cfg, s0 = build(conf.position)
+        chooses = [t for t in catalogue(cfg).transitions if t.action.verb == "choose"]
+        assert [[(c.id, c.cr) for c in g] for g in choose_guards(cfg)] == [[(c.id, c.cr) for c in t.conds]
+                                                                          for t in chooses], conf.name
+        for _ in range(30):
+            s = s0
+            for _ in range(25):
+                assert bool(answerable(cfg, s)) == any(t.enabled(s) for t in chooses)
+                asked += s.pending != 0
+                acts = legal_actions(cfg, s)
+                if not acts:
+                    break
+                s = step(cfg, s, rng.choice(acts))
+    assert asked > 0  # some pending choice was met, so the comparison said something

@@ -238,7 +238,7 @@ def check(client: Any, conf: CheckConfig, props: Sequence[Property], *, timeout:
     Dask ``client`` in ``parts`` partitions (default: one per worker): the same verdicts,
     state counts, coverage and traces.  ``max_states`` (default: none) and ``timeout`` are
     checked between levels."""
-    from .graph import _Found, _verdicts
+    from .graph import Found, verdicts_of
     from .symmetry import canonicalizer
 
     t0 = time.monotonic()
@@ -266,7 +266,7 @@ def check(client: Any, conf: CheckConfig, props: Sequence[Property], *, timeout:
     fired = [0] * len(transitions)
     total = edges = depth = level = 0
     held = [0] * P
-    overflow, complete = False, True
+    overflow, complete, stopped = False, True, "done"
     edge_rounds: list[Any] = []  # the expanding side of this round (none for the first state)
     while True:
         done = frozenset(found)
@@ -287,9 +287,12 @@ def check(client: Any, conf: CheckConfig, props: Sequence[Property], *, timeout:
         held = [h + r.new for h, r in zip(held, rounds, strict=True)]
         overflow |= any(r.overflow for r in rounds)
         depth = level
-        if (first_violation and found and level >= min(d for d, _ in found.values())) or (
-                max_states is not None and total >= max_states) or time.monotonic() - t0 > timeout:
+        if first_violation and found and level >= min(d for d, _ in found.values()):
+            complete, stopped = False, "first violation"
+            break
+        if (max_states is not None and total >= max_states) or time.monotonic() - t0 > timeout:
             complete = False
+            stopped = "state budget" if max_states is not None and total >= max_states else "timeout"
             break
         inbox = [[on(p, operator.getitem, out[p], q) for p in range(P)] for q in range(P)]
         senders = [list(range(P)) for _ in range(P)]
@@ -309,10 +312,11 @@ def check(client: Any, conf: CheckConfig, props: Sequence[Property], *, timeout:
     ex = _Spread(cfg, StateCount(total), complete=complete, depth=depth, distinct_edges=edges,
                 partition_states=held)
     ex.fixpoint = max_turn is None and complete and not overflow
+    ex.stopped = stopped  # what stopped it, in the local search's words
     ex.backend_note = f"the interpreter, {P} partitions over {len(workers)} Dask workers"
     violated = {pid: (d, trace(at)) for pid, (d, at) in found.items()}
     ex.seconds = time.monotonic() - t0
-    return _verdicts(conf, props, ex, _Found(violated, witnessed, fired, depth if complete else level),
+    return verdicts_of(conf, props, ex, Found(violated, witnessed, fired, depth if complete else level),
                      unbounded), ex
 
 

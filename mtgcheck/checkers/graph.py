@@ -100,7 +100,7 @@ NATIVE_AFTER = 20_000
 
 
 @dataclass
-class _Found:
+class Found:
     """What a search found, whichever reading ran it: per property its first violation
     (depth, trace) and the times its antecedent held; per transition the times it fired; and
     the depth to which the search is exhaustive."""
@@ -155,7 +155,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int | Non
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     max_turn = None if unbounded else conf.max_turn
-    run: tuple[Exploration, _Found] | None = None
+    run: tuple[Exploration, Found] | None = None
     note = ""  # why "auto" did not run the compiled search it chose (the verdicts' stats say it)
     if backend == "auto" and native.cached(cfg, props):
         # Compiled before (one program per relation, with or without the turn bound): no
@@ -185,11 +185,11 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int | Non
     ex, found = run
     ex.seconds = time.monotonic() - t0
     ex.backend_note = note
-    return _verdicts(conf, props, ex, found, unbounded), ex
+    return verdicts_of(conf, props, ex, found, unbounded), ex
 
 
 def _search(cfg: Config, s0: State, props: Sequence[Property], *, max_states: int, timeout: float, t0: float,
-            first_violation: bool, max_turn: int | None, symmetry: bool, turns: bool) -> tuple[Exploration, _Found]:
+            first_violation: bool, max_turn: int | None, symmetry: bool, turns: bool) -> tuple[Exploration, Found]:
     """The search by the interpreter (the model's Python, one transition at a time)."""
     from .symmetry import canonicalizer
 
@@ -281,7 +281,7 @@ def _search(cfg: Config, s0: State, props: Sequence[Property], *, max_states: in
     ex.fixpoint = max_turn is None and ex.complete and not any(s.overflow for s in states)
     # The depth to which the search is exhaustive: every state within it was checked, and every
     # transition out of a state before it.
-    return ex, _Found(violated, witnessed, fired, ex.depth if ex.complete else depth_of[queue[0]])
+    return ex, Found(violated, witnessed, fired, ex.depth if ex.complete else depth_of[queue[0]])
 
 
 class _Via(Sequence[Transition]):
@@ -301,7 +301,7 @@ class _Via(Sequence[Transition]):
 
 def _search_native(cfg: Config, s0: State, props: Sequence[Property], *, max_states: int, timeout: float,
                    first_violation: bool, max_turn: int | None, symmetry: bool,
-                   turns: bool, keep_edges: bool = True, max_bytes: int = 0) -> tuple[Exploration, _Found]:
+                   turns: bool, keep_edges: bool = True, max_bytes: int = 0) -> tuple[Exploration, Found]:
     """The search by the compiled relation (:mod:`.native`): the same states, edges, counts
     and first violations as :func:`_search`, in the same order."""
     from . import native
@@ -328,10 +328,10 @@ def _search_native(cfg: Config, s0: State, props: Sequence[Property], *, max_sta
             i, t, d = v
             violated[p.id] = (d, path(i) + ([transitions[t].action] if t >= 0 else []))
     witnessed = {p.id: w for p, w in zip(props, r.witnessed, strict=True)}
-    return ex, _Found(violated, witnessed, r.fired, ex.depth if r.complete else r.queue_head_depth)
+    return ex, Found(violated, witnessed, r.fired, ex.depth if r.complete else r.queue_head_depth)
 
 
-def _verdicts(conf: CheckConfig, props: Sequence[Property], ex: Exploration, found: _Found,
+def verdicts_of(conf: CheckConfig, props: Sequence[Property], ex: Exploration, found: Found,
               unbounded: bool) -> list[Verdict]:
     """One verdict per property from what the search found (either reading)."""
     transitions = catalogue(ex.cfg).transitions

@@ -49,6 +49,8 @@ class Checker(Protocol):
     separates: bool
     #: The options its manifest figures depend on (figures recorded under others are not compared).
     depends: tuple[str, ...]
+    #: One unit of it can run as one search spread over a Dask cluster.
+    spreads: bool
 
     def units(self, conf: CheckConfig, prop_ids: Sequence[str],
               budget: Options) -> list[tuple[tuple[str, ...], tuple[int, ...]]]:
@@ -77,6 +79,9 @@ class BaseChecker:
     counts_rules: ClassVar[bool] = False
     separates: ClassVar[bool] = False
     depends: ClassVar[tuple[str, ...]] = ("variant",)
+    #: One unit of it can run as a single search spread over a Dask cluster (``--scheduler`` with
+    #: ``--exhaustive``: :mod:`mtgcheck.checkers.distributed_search`).
+    spreads: ClassVar[bool] = False
 
     def units(self, conf: CheckConfig, prop_ids: Sequence[str],
               budget: Options) -> list[tuple[tuple[str, ...], tuple[int, ...]]]:
@@ -216,6 +221,7 @@ class GraphChecker(BaseChecker):
     proves = True
     # "graph": its symmetry reduction (``version``), which its state counts depend on.
     depends = ("variant", "exhaustive", "graph")
+    spreads = True
 
     def check(self, conf: CheckConfig, props: Sequence[Any], rules: RuleSet, budget: Options,
               slots: Sequence[int] = ()) -> list[Verdict]:

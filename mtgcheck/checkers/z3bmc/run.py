@@ -12,7 +12,7 @@ from mtgcheck.model.state import State
 from mtgcheck.properties.base import Property
 
 from ..result import HOLDS, PROVED, UNKNOWN, VACUOUS, Verdict
-from . import closure
+import mtgcheck.checkers.z3bmc.closure as closure  # the module, so that a test may patch its functions
 from .bmc import Bmc, constrain
 from .budget import RLIMIT, Budget
 from .closure import SAMPLE_CAP
