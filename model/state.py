@@ -303,6 +303,21 @@ def flat(s: State) -> list[Any]:
     return out
 
 
+def unflat(shape: State, values: Sequence[Any]) -> State:
+    """The state whose :func:`flat` vector is ``values``, its tuple fields as long as ``shape``'s
+    (a state of the same configuration): how a search that keeps vectors hands states back."""
+    out: list[Any] = []
+    at = 0
+    for v in shape:
+        if isinstance(v, tuple):
+            out.append(tuple(values[at:at + len(v)]))
+            at += len(v)
+        else:
+            out.append(values[at])
+            at += 1
+    return tuple.__new__(State, out)
+
+
 def ite_state(c: Any, a: State, b: State) -> State:
     """Field-wise choice between two states (used by :func:`logic.lazy_if`)."""
     from .logic import If

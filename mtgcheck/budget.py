@@ -37,6 +37,10 @@ class Options:
     graph_backend: str = "auto"
     #: Graph checker with ``exhaustive``: megabytes the compiled search may hold (None: no bound).
     max_memory: int | None = None
+    #: Graph checker, compiled search: keep a 64-bit fingerprint per visited state instead of
+    #: its (tree-compressed) key: less memory, and no exact proof (the verdicts say "holds",
+    #: with the bound on the probability of a collision).
+    fingerprints: bool = False
     rlimit: int | None = None  # Z3: resource limit of one induction query (None: the checker's default)
     hypothesis_slots: int = 1  # seed slots per configuration (--shards; mtgcheck.check_run's docstring)
     hypothesis_groups: int = 1  # property subsets per configuration

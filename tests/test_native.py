@@ -362,8 +362,62 @@ def test_exhaustive_has_no_state_budget(monkeypatch: pytest.MonkeyPatch) -> None
 
     monkeypatch.setattr(graph, "check", fake_check)
     with pytest.raises(StopIteration):
-        GraphChecker().check(PLOT, PROPERTIES, REFERENCE, Options(exhaustive=True, max_memory=64))
+        GraphChecker().check(PLOT, PROPERTIES, REFERENCE, Options(exhaustive=True, max_memory=64, fingerprints=True))
     assert seen["max_states"] is None and seen["max_bytes"] == 64 * 2**20 and seen["keep_edges"] is False
+    assert seen["fingerprints"] is True
     with pytest.raises(StopIteration):
         GraphChecker().check(PLOT, PROPERTIES, REFERENCE, Options(first_violation=True, export_dir="x"))
     assert seen["max_states"] == 300_000 and seen["max_bytes"] == 0 and seen["keep_edges"] is True
+
+
+@needs_cc
+def test_a_frontier_past_its_memory_budget_goes_to_a_file_and_the_search_is_the_same(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The queue of states to expand spills into a file past its budget (here: 64 states, the
+    least it keeps in memory); the states, their order, the verdicts and the traces stay the
+    interpreter's."""
+    monkeypatch.setattr(native, "FRONTIER_BYTES", 1)
+    ex = assert_same_search(PLOT, unbounded=True, max_states=400_000)
+    assert ex.store["spilled"] > 0 and ex.store["frontier_peak"] > 64
+    b = BY_PROP["every-card-in-one-zone"]
+    assert_same_search(b.conf, unbounded=True, max_states=400_000, disabled=b.disabled, variant=b.variant)
+
+
+@needs_cc
+def test_the_exact_store_shares_subtrees_and_keeps_less_than_the_packed_states() -> None:
+    """Tree compression: a new state adds a few nodes (a whole key would add 2W - 2), and the
+    search holds fewer bytes a state than the packed states alone would take."""
+    from mtgcheck.checkers.packing import packing
+
+    _, ex = graph.check(PLOT, PROPERTIES, unbounded=True, backend="native", max_states=None, keep_edges=False)
+    n, words = len(ex.states), packing(ex.cfg).words
+    assert ex.fixpoint and ex.collision_bound is None and n > 1_000
+    assert 0 < ex.store["nodes"] < 3 * n < (2 * words - 2) * n
+    assert ex.held_bytes < n * words * 8
+
+
+@needs_cc
+def test_fingerprints_keep_the_states_and_traces_but_prove_nothing() -> None:
+    """With fingerprints the search meets the same states (no collision at this size) and the
+    same first violations, but a fixpoint says "holds" with the bound on a collision, never
+    "proved"."""
+    from mtgcheck.checkers.result import HOLDS, PROVED
+
+    exact, ex = graph.check(PLOT, PROPERTIES, unbounded=True, backend="native", max_states=None, keep_edges=False)
+    fp, ef = graph.check(PLOT, PROPERTIES, unbounded=True, backend="native", max_states=None, keep_edges=False,
+                         fingerprints=True)
+    assert ex.fixpoint and ef.fixpoint and len(ef.states) == len(ex.states) and ef.edges == ex.edges
+    assert ef.held_bytes < ex.held_bytes
+    assert ef.collision_bound is not None and 0 < ef.collision_bound < 1e-6
+    assert ef.collision_bound == native.collision_bound(len(ef.states), ef.store["generated"])
+    assert any(v.status == PROVED for v in exact)
+    for a, b in zip(exact, fp, strict=True):
+        assert (a.status, b.status) in ((PROVED, HOLDS), (a.status, a.status)) and a.trace == b.trace
+        if a.status == PROVED:
+            assert "fingerprint" in b.detail and b.stats["collision_bound"] == ef.collision_bound
+    b = BY_PROP["every-card-in-one-zone"]
+    kw: dict[str, Any] = dict(unbounded=True, max_states=400_000, disabled=b.disabled, variant=b.variant)
+    broken = graph.check(b.conf, PROPERTIES, backend="native", fingerprints=True, **kw)[0]
+    want = graph.check(b.conf, PROPERTIES, backend="python", **kw)[0]
+    assert [(v.status, v.trace) for v in broken if v.status == "violated"] == \
+        [(v.status, v.trace) for v in want if v.status == "violated"] != []

@@ -55,6 +55,12 @@ class Exploration:
     #: Seconds the compiled search spent having its program (print and compile, once per
     #: relation; else a cache read and the check against the interpreter).
     program_seconds: float = 0.0
+    #: The compiled search's store (:mod:`.native`): its tree's nodes, the most states queued,
+    #: the states its queue put in a file, the successors looked up.
+    store: dict[str, int] = field(default_factory=dict)
+    #: With fingerprints: a bound on the probability that two distinct states shared one (so
+    #: that the search may have missed states); None: the visited set is exact.
+    collision_bound: float | None = None
     fixpoint: bool = False  # no turn bound, and no new state appeared: every reachable state seen
     backend: str = "python"  # the reading that ran the search: "python" or "native" (.native)
     backend_note: str = ""  # why the compiled reading "auto" chose did not run, if it did not
@@ -116,7 +122,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int | Non
           variant: str | None = None, symmetry: bool = True,
           unbounded: bool = False, renumber_turns: bool | None = None,
           first_violation: bool = False, backend: str = "python", keep_edges: bool = True,
-          max_bytes: int = 0) -> tuple[list[Verdict], Exploration]:
+          max_bytes: int = 0, fingerprints: bool = False) -> tuple[list[Verdict], Exploration]:
     """Search the configuration; one verdict per property.
 
     With ``symmetry``, states equal up to a swap of identical cards are visited once
@@ -139,7 +145,9 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int | Non
     ``max_states`` None: no state budget (the search runs to its fixpoint, ``timeout`` or
     ``max_bytes``).  ``max_bytes`` (the compiled search; 0: none) bounds what the search holds;
     ``keep_edges`` False keeps only the count of the edges (the compiled search), not the list
-    that :attr:`Exploration.graph` is built from.  ``Exploration.stopped`` says what stopped it."""
+    that :attr:`Exploration.graph` is built from.  ``Exploration.stopped`` says what stopped it.
+    ``fingerprints`` (the compiled search): a 64-bit hash per visited state, not the state; a
+    fixpoint then says ``holds`` with :attr:`Exploration.collision_bound`, never ``proved``."""
     import sys
 
     from . import native
@@ -172,7 +180,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int | Non
         try:
             run = _search_native(cfg, s0, props, max_states=max_states, timeout=timeout - (time.monotonic() - t0),
                                  first_violation=first_violation, max_turn=max_turn, symmetry=symmetry, turns=turns,
-                                 keep_edges=keep_edges, max_bytes=max_bytes)
+                                 keep_edges=keep_edges, max_bytes=max_bytes, fingerprints=fingerprints)
         except native.Unsupported as e:
             if backend == "native":
                 from mtgcheck.errors import UsageError
@@ -301,26 +309,25 @@ class _Via(Sequence[Transition]):
 
 def _search_native(cfg: Config, s0: State, props: Sequence[Property], *, max_states: int, timeout: float,
                    first_violation: bool, max_turn: int | None, symmetry: bool,
-                   turns: bool, keep_edges: bool = True, max_bytes: int = 0) -> tuple[Exploration, Found]:
+                   turns: bool, keep_edges: bool = True, max_bytes: int = 0,
+                   fingerprints: bool = False) -> tuple[Exploration, Found]:
     """The search by the compiled relation (:mod:`.native`): the same states, edges, counts
     and first violations as :func:`_search`, in the same order."""
     from . import native
 
     r = native.search(cfg, props, s0, max_states=max_states, timeout=timeout, first_violation=first_violation,
                       max_turn=max_turn, symmetry=symmetry, turns=turns, keep_edges=keep_edges,
-                      max_bytes=max_bytes)
+                      max_bytes=max_bytes, fingerprints=fingerprints)
     transitions = catalogue(cfg).transitions
-    ex = Exploration(cfg, r.states, complete=r.complete, depth=r.depth[-1], sources=r.sources, targets=r.targets,
+    ex = Exploration(cfg, r.states, complete=r.complete, depth=r.max_depth, sources=r.sources, targets=r.targets,
                      via=_Via(r.edge_via, transitions), backend="native", n_edges=r.edges, stopped=r.stopped,
-                     held_bytes=r.held_bytes, program_seconds=r.program_seconds)
+                     held_bytes=r.held_bytes, program_seconds=r.program_seconds,
+                     store={"nodes": r.nodes, "frontier_peak": r.frontier_peak, "spilled": r.spilled,
+                            "generated": r.generated}, collision_bound=r.collision_bound)
     ex.fixpoint = max_turn is None and r.complete and not r.overflow
 
     def path(i: int) -> list[Action]:  # the shortest trace to state i, by its parent pointers
-        out = []
-        while r.parent[i] >= 0:
-            out.append(transitions[r.via[i]].action)
-            i = r.parent[i]
-        return out[::-1]
+        return [transitions[t].action for t in native.path_to(r.parent, r.via, i)]
 
     violated: dict[str, tuple[int, list[Action]]] = {}
     for p, v in zip(props, r.violations, strict=True):
@@ -355,6 +362,8 @@ def verdicts_of(conf: CheckConfig, props: Sequence[Property], ex: Exploration, f
             stats["program_s"] = round(ex.program_seconds, 2)
         if ex.backend_note:
             stats["backend_note"] = ex.backend_note
+        if ex.collision_bound is not None:
+            stats["collision_bound"] = ex.collision_bound
         if p.id in violated:
             d, trace = violated[p.id]
             v = Verdict("graph", p.id, conf.name, VIOLATED, depth=d, trace=trace, stats=stats)
@@ -366,6 +375,10 @@ def verdicts_of(conf: CheckConfig, props: Sequence[Property], ex: Exploration, f
                         f"({ex.stopped})", depth=ex.depth, stats=stats)
         elif witnessed[p.id] == 0:
             v = Verdict("graph", p.id, conf.name, VACUOUS, "its antecedent never held in the reachable states",
+                        depth=ex.depth, stats=stats)
+        elif ex.fixpoint and ex.collision_bound is not None:
+            v = Verdict("graph", p.id, conf.name, HOLDS, f"all {len(states)} states: {scope}, unless two states "
+                        f"shared a fingerprint (probability at most {ex.collision_bound:.2g})",
                         depth=ex.depth, stats=stats)
         elif ex.fixpoint:
             v = Verdict("graph", p.id, conf.name, PROVED, f"all {len(states)} states: {scope}",

@@ -9,6 +9,9 @@ the state-based actions once.  This module prints those very terms as C (each no
 term graph one line), adds the symmetry reduction from the layout's declarations, and runs
 the same breadth-first search as :func:`.graph.check`, in the same order, so that every
 figure (states, edges, witnesses, the first violation and its trace) is the interpreter's.
+The search itself, the same for every relation, is ``native_search.c``: it keeps a visited
+state in 14 bytes and a share of a tree of nodes (exact), or in 14 bytes with fingerprints,
+and its queue of states to expand spills into a file past :data:`FRONTIER_BYTES`.
 
 Nothing here is a second reading of a rule: the C is derived from the one spec through the
 encoding, as Z3's terms are, and ``tests/test_native.py`` compares the two searches result
@@ -49,11 +52,11 @@ from mtgcheck.cache import cache_root
 from mtgcheck.model.config import Config
 from mtgcheck.model.logic import symbolic
 from mtgcheck.model.state import (CARD_FIELDS, LAYOUT, OID_FIELDS, PLANE_SOURCED, REF, SCALAR, SLOT, SOURCE,
-                                  TURN_FIELDS, State, flat, length)
+                                  TURN_FIELDS, State, flat, length, unflat)
 from mtgcheck.properties.base import Property
 
-#: Bumped when the generated program's interface or the search it runs changes.
-VERSION = 2
+#: Bumped when the generated program's interface changes.
+VERSION = 3
 
 
 class Unsupported(Exception):
@@ -288,9 +291,14 @@ def source(cfg: Config, props: Sequence[Property]) -> str:
         f"#define GAME_OVER {lay.offsets['game_over']}", f"#define TURN {lay.offsets['turn']}",
         f"#define OVERFLOW {lay.offsets['overflow']}",
         *_packing_tables(cfg),
-        _SEARCH,
+        search_source(),
     ]
     return "\n".join(out) + "\n"
+
+
+def search_source() -> str:
+    """The search's own C (the same for every relation): ``native_search.c`` beside this module."""
+    return (Path(__file__).parent / "native_search.c").read_text()
 
 
 def _packing_tables(cfg: Config) -> list[str]:
@@ -311,10 +319,10 @@ def _entry_table(name: str, entries: Sequence[int]) -> list[str]:
 # --- compiling and loading -------------------------------------------------------------
 
 class _Result(ctypes.Structure):
-    _fields_ = [(name, ctypes.c_void_p) for name in ("states", "parent", "via", "depth", "sources", "targets",
-                                                      "edge_via")] + [
+    _fields_ = [(name, ctypes.c_void_p) for name in ("parent", "via", "sources", "targets", "edge_via")] + [
         (name, ctypes.c_long) for name in ("n_states", "n_edges", "complete", "overflow", "queue_head_depth",
-                                           "error", "stopped", "bad_entry", "distinct_edges", "bytes")]
+                                           "error", "stopped", "bad_entry", "distinct_edges", "bytes", "max_depth",
+                                           "nodes", "frontier_peak", "spilled")]
 
 
 #: Why a compiled search stopped (``Result.stopped`` in the C source).
@@ -475,7 +483,10 @@ def _open(f: Path, elf: bytes, digest: str) -> Any:
         lib.search.restype = ctypes.POINTER(_Result)
         lib.search.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_long, ctypes.c_double, ctypes.c_int,
                                ctypes.c_long, ctypes.c_int, ctypes.c_int,
-                               *[ctypes.POINTER(ctypes.c_long)] * 5, ctypes.c_int, ctypes.c_long]
+                               *[ctypes.POINTER(ctypes.c_long)] * 5, ctypes.c_int, ctypes.c_long, ctypes.c_int,
+                               ctypes.c_long, ctypes.c_char_p]
+        lib.replay.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int), ctypes.c_int,
+                               ctypes.POINTER(ctypes.c_int)]
         lib.canonical.restype = None
         lib.canonical.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int), ctypes.c_int]
         lib.free_result.argtypes = [ctypes.POINTER(_Result)]
@@ -636,7 +647,7 @@ def _package_hash() -> str:
     h = hashlib.sha256()
     for mod in (mtgcheck, mtgcheck.model, mtgcheck.properties):
         root = Path(mod.__file__ or "").parent
-        for f in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".json") and "__pycache__" not in p.parts):
+        for f in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".json", ".c") and "__pycache__" not in p.parts):
             h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
     return h.hexdigest()
 
@@ -718,12 +729,12 @@ _VERIFIED: set[tuple[str, Config, tuple[Property, ...], State]] = set()
 class Run:
     """What one native search found, copied out of the C program's memory (see ``search``
     in the C source: the same order and counts as :func:`.graph.check`).  Per-state and
-    per-edge figures are kept as machine arrays (8 or 4 bytes an entry), not Python lists."""
+    per-edge figures are kept as machine arrays (2 to 8 bytes an entry), not Python lists."""
 
-    states: "FlatStates"
-    parent: Sequence[int]  # per state: the state it was first reached from (-1: the start)
+    states: "ReplayedStates"
+    parent: Sequence[int]  # per state: the state it was first reached from (the start: 2**32 - 1)
     via: Sequence[int]  # per state: the transition (catalogue index) it was first reached by
-    depth: Sequence[int]
+    max_depth: int  # the depth of the deepest state reached
     sources: Sequence[int]  # per edge (empty unless the edges were kept)
     targets: Sequence[int]
     edge_via: Sequence[int]
@@ -735,19 +746,40 @@ class Run:
     fired: list[int]  # per transition
     stopped: str = "done"  # what stopped the search (STOPS)
     edges: int = 0  # distinct edges (two transitions between the same states count once)
-    held_bytes: int = 0  # what the search held at its end (states, keys, table, edges)
+    held_bytes: int = 0  # what the search held at its end (visited set, frontier, edges)
     #: Seconds to have the program: printed and compiled (once per relation), or found in the
     #: cache, and checked against the interpreter (once per process).
     program_seconds: float = 0.0
+    generated: int = 0  # successors looked up in the visited set (every edge, repeats included)
+    nodes: int = 0  # nodes of the tree-compressed store (0 with fingerprints)
+    frontier_peak: int = 0  # the most states queued at once
+    spilled: int = 0  # states the queue put in its file (past its memory budget)
+    #: With fingerprints, a bound on the probability that two distinct states shared one (and
+    #: so that a state was never expanded): None for the exact store.
+    collision_bound: float | None = None
+
+
+#: The memory the compiled search's queue of states to expand takes before it spills into a file
+#: (with ``max_bytes``, a quarter of that when less).
+FRONTIER_BYTES = 64 * 2**20
+
+
+def collision_bound(states: int, generated: int) -> float:
+    """As TLC reports it: each of the ``generated`` look-ups could meet one of the at most
+    ``states`` fingerprints kept by chance, each with probability 2^-64 (a union bound, for a
+    hash that behaves as a random function on the keys met)."""
+    return states * generated / 2.0**64
 
 
 def search(cfg: Config, props: Sequence[Property], s0: State, *, max_states: int, timeout: float,
            first_violation: bool, max_turn: int | None, symmetry: bool, turns: bool, keep_edges: bool = True,
-           max_bytes: int = 0) -> Run:
+           max_bytes: int = 0, fingerprints: bool = False) -> Run:
     """Run the compiled search of ``cfg`` from ``s0`` (:class:`Unsupported` if it cannot run).
 
     ``max_bytes`` (0: none) bounds what the search holds; ``keep_edges`` keeps every edge
-    (20 bytes each, for the explored graph), else only their count."""
+    (20 bytes each, for the explored graph), else only their count; ``fingerprints`` keeps a
+    64-bit hash per visited state instead of its tree-compressed key (no exact proof: see
+    :attr:`Run.collision_bound`)."""
     from array import array
 
     from mtgcheck.model.actions import catalogue
@@ -757,6 +789,9 @@ def search(cfg: Config, props: Sequence[Property], s0: State, *, max_states: int
     import time
 
     t0 = time.perf_counter()
+    n_trans = len(catalogue(cfg).transitions)
+    if n_trans >= 0xFFFF:
+        raise Unsupported(f"{n_trans} transitions: the compiled search numbers them in 16 bits")
     lib = program(cfg, tuple(props))
     if (lib._name, cfg, tuple(props), s0) not in _VERIFIED:
         try:
@@ -770,15 +805,19 @@ def search(cfg: Config, props: Sequence[Property], s0: State, *, max_states: int
         _VERIFIED.add((lib._name, cfg, tuple(props), s0))
     program_seconds = time.perf_counter() - t0
     pk = packing(cfg)
-    n_props, n_trans = len(props), len(catalogue(cfg).transitions)
+    n_props = len(props)
     longs = lambda n, v=0: (ctypes.c_long * max(n, 1))(*([v] * max(n, 1)))  # noqa: E731
     witnessed, vstate, vvia, vdepth, fired = longs(n_props), longs(n_props, -1), longs(n_props, -1), \
         longs(n_props, -1), longs(n_trans)
     v = flat(s0)
     start = (ctypes.c_int * len(v))(*v)
+    frontier = FRONTIER_BYTES if max_bytes <= 0 else min(FRONTIER_BYTES, max_bytes // 4)
     ptr = lib.search(start, min(max_states, 2**62), max(timeout, 0.0), int(first_violation),
                      -1 if max_turn is None else max_turn, int(symmetry), int(turns), witnessed, vstate, vvia, vdepth,
-                     fired, int(keep_edges), max(int(max_bytes), 0))
+                     fired, int(keep_edges), max(int(max_bytes), 0), int(fingerprints), frontier,
+                     tempfile.gettempdir().encode())
+    if not ptr:
+        raise Unsupported("the native search ran out of memory")
     r = ptr.contents
     try:
         if r.error:
@@ -786,8 +825,7 @@ def search(cfg: Config, props: Sequence[Property], s0: State, *, max_states: int
                 e = pk.entries[r.bad_entry]
                 raise Unsupported(f"a value of {e.field} outside its packed range {e.lo}..{e.hi} (mtgcheck.checkers"
                                   ".packing); the search runs on the interpreter")
-            raise Unsupported("the native search ran out of memory" if r.error == 1 else
-                              "a value outside the native search's range (object id or turn over 4095)")
+            raise Unsupported(_ERRORS.get(r.error, f"the native search failed (error {r.error})"))
         n, e = r.n_states, r.n_edges if keep_edges else 0
 
         libc_free = _libc_free()
@@ -804,14 +842,18 @@ def search(cfg: Config, props: Sequence[Property], s0: State, *, max_states: int
             return out
 
         assert array("l").itemsize == ctypes.sizeof(ctypes.c_long) and array("i").itemsize == ctypes.sizeof(ctypes.c_int)
+        assert array("I").itemsize == 4 and array("H").itemsize == 2
         order = [q for q in props if q.kind == "state"] + [q for q in props if q.kind == "transition"]
         at = {q.id: k for k, q in enumerate(order)}
         ks = [at[q.id] for q in props]
-        return Run(FlatStates(copy("Q", "states", n * pk.words), pk, Layout.of(cfg)), copy("l", "parent", n),
-                   copy("i", "via", n), copy("i", "depth", n), copy("l", "sources", e), copy("l", "targets", e),
-                   copy("i", "edge_via", e), bool(r.complete), bool(r.overflow), r.queue_head_depth,
+        parent, via = copy("I", "parent", n), copy("H", "via", n)
+        return Run(ReplayedStates(lib, s0, parent, via), parent, via, r.max_depth,
+                   copy("l", "sources", e), copy("l", "targets", e), copy("i", "edge_via", e),
+                   bool(r.complete), bool(r.overflow), r.queue_head_depth,
                    [witnessed[k] for k in ks], [None if vstate[k] < 0 else (vstate[k], vvia[k], vdepth[k]) for k in ks],
-                   list(fired)[:n_trans], STOPS[r.stopped], r.distinct_edges, r.bytes, program_seconds)
+                   list(fired)[:n_trans], STOPS[r.stopped], r.distinct_edges, r.bytes, program_seconds,
+                   generated=r.n_edges, nodes=r.nodes, frontier_peak=r.frontier_peak, spilled=r.spilled,
+                   collision_bound=collision_bound(n, r.n_edges) if fingerprints else None)
     finally:
         lib.free_result(ptr)
 
@@ -826,30 +868,78 @@ def _libc_free() -> Any:
     return f
 
 
-class FlatStates(Sequence[State]):
-    """The states of a native search, kept packed (:mod:`.packing`, one row of words a state)
-    and made into :class:`State` values when read: a search to the fixpoint holds millions of
-    states, of which a report reads a few."""
+#: What each error of the C search means (``Result.error`` in native_search.c).
+_ERRORS = {
+    1: "the native search ran out of memory",
+    2: "a value outside the native search's range (object id or turn over 4095)",
+    4: "more states or store nodes than the native search numbers in 32 bits",
+    5: "the native search could not write its queue of states to a file in the temporary directory",
+    6: "the native search's queue ran out before its states did",
+}
 
-    def __init__(self, data: Any, pk: Any, layout: Layout) -> None:
-        self.data, self.packing = data, pk
-        self._fields = [(layout.offsets[d.name], layout.lengths[d.name], d.index == SCALAR) for d in LAYOUT]
+#: The start's index in ``Run.parent``: it has no parent.
+NO_PARENT = 0xFFFFFFFF
+
+
+def path_to(parent: Sequence[int], via: Sequence[int], i: int) -> list[int]:
+    """The transitions (catalogue indexes) of the shortest path to state ``i``, from the start."""
+    out = []
+    while parent[i] != NO_PARENT:
+        out.append(via[i])
+        i = parent[i]
+    return out[::-1]
+
+
+class ReplayedStates(Sequence[State]):
+    """The states of a native search, which keeps no state's values (see native_search.c): each
+    read is the start replayed along the state's path by the compiled relation, exactly how the
+    search reached it.  A search to the fixpoint holds millions of states, of which a report
+    reads a few; reading all of them in order costs one step each (the parents are kept)."""
+
+    def __init__(self, lib: Any, s0: State, parent: Sequence[int], via: Sequence[int]) -> None:
+        self.lib, self.s0, self.parent, self.via = lib, s0, parent, via
+        self.n = len(flat(s0))
 
     def __len__(self) -> int:
-        return len(self.data) // self.packing.words
+        return len(self.parent)
 
     def __getitem__(self, i: Any) -> Any:
-        from .packing import unpack
-
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
         if i < 0:
             i += len(self)
         if not 0 <= i < len(self):
             raise IndexError(i)
-        w = self.packing.words
-        v = unpack(self.packing, self.data[i * w:(i + 1) * w])
-        return tuple.__new__(State, [v[o] if scalar else tuple(v[o:o + n]) for o, n, scalar in self._fields])
+        p = path_to(self.parent, self.via, i)
+        start = (ctypes.c_int * self.n)(*flat(self.s0))
+        out = (ctypes.c_int * self.n)()
+        if self.lib.replay(start, (ctypes.c_int * max(len(p), 1))(*p), len(p), out):
+            raise RuntimeError(f"state {i} does not replay along its path")  # a fault of the search
+        return unflat(self.s0, list(out))
+
+    def __iter__(self) -> Any:
+        """Every state in order, each its parent's successor (one step a state)."""
+        done: dict[int, list[int]] = {}
+        children = [0] * len(self)
+        for i in range(1, len(self)):
+            children[self.parent[i]] += 1
+        a = (ctypes.c_int * self.n)()
+        b = (ctypes.c_int * self.n)()
+        for i in range(len(self)):
+            if i == 0:
+                v = flat(self.s0)
+            else:
+                p = self.parent[i]
+                a[:] = done[p]
+                if not self.lib.successor(self.via[i], a, b):
+                    raise RuntimeError(f"state {i} does not replay along its path")
+                v = list(b)
+                children[p] -= 1
+                if not children[p]:
+                    del done[p]
+            if children[i]:
+                done[i] = v
+            yield unflat(self.s0, v)
 
 
 def available() -> bool:
@@ -858,7 +948,7 @@ def available() -> bool:
 
 
 _PRELUDE = r"""
-#define _POSIX_C_SOURCE 199309L
+#define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -866,296 +956,4 @@ _PRELUDE = r"""
    divisor, which Z3 leaves unspecified, gives 0 (no rule of the model divides by zero). */
 static inline int zmod(int x, int y) { if (!y) return 0; int r = x % y; return r < 0 ? r + (y < 0 ? -y : y) : r; }
 static inline int zdiv(int x, int y) { if (!y) return 0; return (x - zmod(x, y)) / y; }
-"""
-
-# The search: the same breadth-first order as graph.check (transitions in catalogue order), the
-# states stored as they are reached, keyed by their canonical form in an open-addressing table.
-_SEARCH = r"""
-static int is_plane_sourced(int kind) {
-  for (int i = 0; i < NPLANE_SOURCED; i++) if (PLANE_SOURCED[i] == kind) return 1;
-  return 0;
-}
-
-static int row_less(const int *s, int x, int y) {
-  for (int c = 0; c < NCARD; c++) {
-    int u = s[CARD_OFF[c] + x], v = s[CARD_OFF[c] + y];
-    if (u != v) return u < v;
-  }
-  return 0;
-}
-
-static int renumber_oids(int *o) {
-  static int rank[MAXV];
-  static int seen[MAXV];
-  static int stamp = 0;
-  stamp++;
-  int fresh = o[FRESH], next = 1;
-  if (fresh < 0 || fresh >= MAXV) return -1;
-  for (int i = 0; i < NOIDS; i++) {
-    int v = o[OIDS[i]];
-    if (v < 0 || v >= MAXV) return -1;
-    if (v == 0 || v == fresh || seen[v] == stamp) continue;
-    seen[v] = stamp; rank[v] = next++;
-  }
-  seen[fresh] = stamp; rank[fresh] = next;
-  for (int i = 0; i < NOIDS; i++) { int v = o[OIDS[i]]; if (v) o[OIDS[i]] = rank[v]; }
-  return 0;
-}
-
-static int renumber_turns(int *o) {
-  int vals[NTURNS > 0 ? NTURNS : 1], n = 0;
-  for (int i = 0; i < NTURNS; i++) {
-    int v = o[TURNS[i]], k;
-    if (v == 0) continue;
-    for (k = 0; k < n && vals[k] != v; k++) ;
-    if (k == n) vals[n++] = v;
-  }
-  for (int i = 1; i < n; i++) { int v = vals[i], k = i; while (k > 0 && vals[k - 1] > v) { vals[k] = vals[k - 1]; k--; } vals[k] = v; }
-  for (int i = 0; i < NTURNS; i++) {
-    int v = o[TURNS[i]];
-    if (v == 0) continue;
-    int k = 0; while (vals[k] != v) k++;
-    o[TURNS[i]] = k + 1;
-  }
-  return 0;
-}
-
-int canon(const int *s, int *o, int turns) {
-  memcpy(o, s, F * sizeof(int));
-  if (NG) {
-    int perm[N > 0 ? N : 1], changed = 0;
-    for (int j = 0; j < N; j++) perm[j] = j;
-    for (int g = 0; g < NG; g++) {
-      int lo = GROUP_START[g], len = GROUP_START[g + 1] - lo, keyed[N > 0 ? N : 1];
-      for (int k = 0; k < len; k++) keyed[k] = GROUP_SLOTS[lo + k];
-      for (int i = 1; i < len; i++) {  /* a stable insertion sort by the slots' rows */
-        int x = keyed[i], k = i;
-        while (k > 0 && row_less(s, x, keyed[k - 1])) { keyed[k] = keyed[k - 1]; k--; }
-        keyed[k] = x;
-      }
-      for (int k = 0; k < len; k++) { perm[keyed[k]] = GROUP_SLOTS[lo + k]; changed |= keyed[k] != GROUP_SLOTS[lo + k]; }
-    }
-    if (changed) {
-      for (int c = 0; c < NCARD; c++) for (int j = 0; j < N; j++) o[CARD_OFF[c] + perm[j]] = s[CARD_OFF[c] + j];
-      /* the references are renamed where they now stand (a card's target moved with the card) */
-      for (int i = 0; i < NREFS; i++) { int v = o[REFS[i]]; o[REFS[i]] = v < P ? v : P + perm[v - P]; }
-      for (int i = 0; i < NSLOTS; i++) { int v = o[SLOTS[i]]; o[SLOTS[i]] = v >= 0 ? perm[v] : v; }
-      for (int i = 0; i < NSOURCES; i++) {
-        int kind = o[SOURCE_KIND[i]], v = o[SOURCES[i]];
-        o[SOURCES[i]] = (kind && !is_plane_sourced(kind)) ? perm[v] : v;
-      }
-    }
-  }
-  if (renumber_oids(o)) return -1;
-  if (turns) renumber_turns(o);
-  return 0;
-}
-
-void canonical(const int *s, int *o, int turns) { if (canon(s, o, turns)) memcpy(o, s, F * sizeof(int)); }
-
-typedef unsigned long long u64;
-
-typedef struct {
-  u64 *states; long *parent; int *via; int *depth; long *sources; long *targets; int *edge_via;
-  long n_states, n_edges, complete, overflow, queue_head_depth, error, stopped, bad_entry, distinct_edges, bytes;
-} Result;
-
-/* A state packed to its declared ranges (the tables come from checkers/packing.py): -1 and the
-   entry in *bad when a value does not fit (never truncated). */
-static int pack(const int *s, u64 *w, long *bad) {
-  memset(w, 0, W * sizeof(u64));
-  for (int i = 0; i < F; i++) {
-    long long v = (long long)s[i] - PK_LO[i];
-    if (v < 0 || (v >> PK_BITS[i])) { *bad = i; return -1; }
-    w[PK_WORD[i]] |= (u64)v << PK_SHIFT[i];
-  }
-  return 0;
-}
-
-static void unpack(const u64 *w, int *s) {
-  for (int i = 0; i < F; i++)
-    s[i] = (int)((w[PK_WORD[i]] >> PK_SHIFT[i]) & ((1ULL << PK_BITS[i]) - 1ULL)) + PK_LO[i];
-}
-
-static u64 hash_words(const u64 *v) {
-  u64 h = 1469598103934665603ULL;
-  for (int i = 0; i < W; i++) { h ^= v[i]; h *= 1099511628211ULL; h ^= h >> 29; }
-  return h;
-}
-
-/* Bytes held per state slot and per edge slot (what --max-memory counts). */
-#define STATE_BYTES (2 * W * sizeof(u64) + sizeof(u64) + sizeof(long) + 2 * sizeof(int))
-#define EDGE_BYTES (2 * sizeof(long) + sizeof(int))
-
-static long held(long cap, long ecap, long tcap) {
-  return cap * (long)STATE_BYTES + ecap * (long)EDGE_BYTES + tcap * (long)sizeof(long);
-}
-
-static int grow_states(Result *r, u64 **keys, u64 **hashes, long *cap) {
-  long c = *cap * 2;
-  u64 *st = (u64 *)realloc(r->states, (size_t)c * W * sizeof(u64)); if (!st) return 1; r->states = st;
-  u64 *ks = (u64 *)realloc(*keys, (size_t)c * W * sizeof(u64)); if (!ks) return 1; *keys = ks;
-  u64 *hs = (u64 *)realloc(*hashes, (size_t)c * sizeof(u64)); if (!hs) return 1; *hashes = hs;
-  long *pa = (long *)realloc(r->parent, (size_t)c * sizeof(long)); if (!pa) return 1; r->parent = pa;
-  int *vi = (int *)realloc(r->via, (size_t)c * sizeof(int)); if (!vi) return 1; r->via = vi;
-  int *de = (int *)realloc(r->depth, (size_t)c * sizeof(int)); if (!de) return 1; r->depth = de;
-  *cap = c;
-  return 0;
-}
-
-static int grow_edges(Result *r, long *cap) {
-  long c = *cap * 2;
-  long *so = (long *)realloc(r->sources, (size_t)c * sizeof(long)); if (!so) return 1; r->sources = so;
-  long *ta = (long *)realloc(r->targets, (size_t)c * sizeof(long)); if (!ta) return 1; r->targets = ta;
-  int *vi = (int *)realloc(r->edge_via, (size_t)c * sizeof(int)); if (!vi) return 1; r->edge_via = vi;
-  *cap = c;
-  return 0;
-}
-
-/* The hash table of canonical keys (state index + 1; 0 empty), doubled at half load. */
-static long *rehash(long *table, long *tcap, const u64 *hashes, long n) {
-  long c = *tcap * 2;
-  long *t = (long *)calloc((size_t)c, sizeof(long));
-  if (!t) return NULL;
-  for (long j = 0; j < n; j++) {
-    long slot = (long)(hashes[j] & (u64)(c - 1));
-    while (t[slot]) slot = (slot + 1) & (c - 1);
-    t[slot] = j + 1;
-  }
-  free(table);
-  *tcap = c;
-  return t;
-}
-
-/* Why a search stopped (Result.stopped). */
-#define STOP_DONE 0
-#define STOP_STATES 1
-#define STOP_TIME 2
-#define STOP_MEMORY 3
-#define STOP_VIOLATION 4
-
-/* The search.  Per property (the state properties first, then the transition properties):
-   witnessed[k] counts as graph.check counts; the first violation is the state viol_state[k]
-   (state properties, viol_via[k] = -1) or the edge out of viol_state[k] by transition
-   viol_via[k], found at depth viol_depth[k]; -1 if none.  fired[t]: times transition t fired.
-   States are stored packed, keyed by their packed canonical form (exact: no fingerprint);
-   edges are kept only with keep_edges (their distinct count always); max_bytes (0: none)
-   bounds what the search holds. */
-Result *search(const int *s0, long max_states, double timeout, int first_violation, long max_turn,
-               int symmetry, int turns, long *witnessed, long *viol_state, long *viol_via, long *viol_depth,
-               long *fired, int keep_edges, long max_bytes) {
-  Result *r = (Result *)calloc(1, sizeof(Result));
-  long cap = 1024, ecap = keep_edges ? 8192 : 1, tcap = 4096;
-  r->states = (u64 *)malloc((size_t)cap * W * sizeof(u64));
-  u64 *keys = (u64 *)malloc((size_t)cap * W * sizeof(u64));
-  u64 *hashes = (u64 *)malloc((size_t)cap * sizeof(u64));
-  r->parent = (long *)malloc((size_t)cap * sizeof(long)); r->via = (int *)malloc((size_t)cap * sizeof(int));
-  r->depth = (int *)malloc((size_t)cap * sizeof(int));
-  r->sources = (long *)malloc((size_t)ecap * sizeof(long)); r->targets = (long *)malloc((size_t)ecap * sizeof(long));
-  r->edge_via = (int *)malloc((size_t)ecap * sizeof(int));
-  long *table = (long *)calloc((size_t)tcap, sizeof(long));
-  int a[F], k2[F], b[F];
-  u64 kw[W], bw[W];
-  long out[T > 0 ? T : 1];
-  unsigned char w[NS + NT + 1], ok[NS + NT + 1], violated[NS + NT + 1];
-  memset(violated, 0, sizeof violated);
-  struct timespec t0, now;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  long min_viol = -1, head = 0;
-  r->bad_entry = -1;
-
-#define FOUND_STATE(j, s) do { \
-    state_props((s), w, ok); \
-    for (int k = 0; k < NS; k++) if (w[k] && !violated[k]) witnessed[k]++; \
-    for (int k = 0; k < NS; k++) if (!ok[k] && !violated[k]) { violated[k] = 1; viol_state[k] = (j); viol_via[k] = -1; \
-      viol_depth[k] = r->depth[j]; if (min_viol < 0 || r->depth[j] < min_viol) min_viol = r->depth[j]; } \
-  } while (0)
-
-  if (!r->states || !keys || !hashes || !r->parent || !r->via || !r->depth || !r->sources || !r->targets
-      || !r->edge_via || !table) { r->error = 1; goto done; }
-  if (pack(s0, r->states, &r->bad_entry)) { r->error = 3; goto done; }
-  if (symmetry) { if (canon(s0, k2, turns)) { r->error = 2; goto done; } } else memcpy(k2, s0, sizeof k2);
-  if (pack(k2, keys, &r->bad_entry)) { r->error = 3; goto done; }
-  hashes[0] = hash_words(keys);
-  table[hashes[0] & (u64)(tcap - 1)] = 1;
-  r->parent[0] = -1; r->via[0] = -1; r->depth[0] = 0; r->n_states = 1;
-  if (s0[OVERFLOW]) r->overflow = 1;
-  FOUND_STATE(0, s0);
-  r->complete = 1;
-  while (head < r->n_states) {
-    if (r->n_states >= max_states) { r->complete = 0; r->stopped = STOP_STATES; break; }
-    if ((head & 255) == 0) {
-      clock_gettime(CLOCK_MONOTONIC, &now);
-      if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) > timeout) {
-        r->complete = 0; r->stopped = STOP_TIME; break;
-      }
-    }
-    if (max_bytes > 0 && held(cap, ecap, tcap) > max_bytes) { r->complete = 0; r->stopped = STOP_MEMORY; break; }
-    if (first_violation && min_viol >= 0 && r->depth[head] >= min_viol) {
-      r->complete = 0; r->stopped = STOP_VIOLATION; break;
-    }
-    long i = head++;
-    unpack(r->states + i * W, a);
-    if (a[GAME_OVER] || (max_turn >= 0 && a[TURN] > max_turn)) continue;
-    int n_out = 0;
-    for (int t = 0; t < T; t++) {
-      if (!STEP[t](a, b)) continue;
-      fired[t]++;
-      if (symmetry) { if (canon(b, k2, turns)) { r->error = 2; goto done; } } else memcpy(k2, b, sizeof k2);
-      if (pack(k2, kw, &r->bad_entry)) { r->error = 3; goto done; }
-      u64 h = hash_words(kw);
-      long slot = (long)(h & (u64)(tcap - 1)), j = -1;
-      while (table[slot]) {
-        long c = table[slot] - 1;
-        if (hashes[c] == h && !memcmp(keys + c * W, kw, sizeof kw)) { j = c; break; }
-        slot = (slot + 1) & (tcap - 1);
-      }
-      int is_new = j < 0;
-      if (is_new) {
-        if (pack(b, bw, &r->bad_entry)) { r->error = 3; goto done; }
-        j = r->n_states;
-        if (j + 1 > cap && grow_states(r, &keys, &hashes, &cap)) { r->error = 1; goto done; }
-        memcpy(r->states + j * W, bw, sizeof bw);
-        memcpy(keys + j * W, kw, sizeof kw);
-        hashes[j] = h; r->parent[j] = i; r->via[j] = t; r->depth[j] = r->depth[i] + 1;
-        table[slot] = j + 1;
-        r->n_states = j + 1;
-        if (2 * r->n_states > tcap && !(table = rehash(table, &tcap, hashes, r->n_states))) { r->error = 1; goto done; }
-        if (b[OVERFLOW]) r->overflow = 1;
-      }
-      int seen = 0;
-      for (int q = 0; q < n_out; q++) if (out[q] == j) { seen = 1; break; }
-      if (!seen) { out[n_out++] = j; r->distinct_edges++; }
-      if (keep_edges) {
-        if (r->n_edges + 1 > ecap && grow_edges(r, &ecap)) { r->error = 1; goto done; }
-        r->sources[r->n_edges] = i; r->targets[r->n_edges] = j; r->edge_via[r->n_edges] = t;
-      }
-      r->n_edges++;
-      TRANS_PROPS[t](a, b, w + NS, ok + NS);
-      for (int k = NS; k < NS + NT; k++) {
-        if (violated[k]) continue;
-        if (w[k]) witnessed[k]++;
-        if (!ok[k]) { violated[k] = 1; viol_state[k] = i; viol_via[k] = t; viol_depth[k] = r->depth[i] + 1;
-          if (min_viol < 0 || r->depth[i] + 1 < min_viol) min_viol = r->depth[i] + 1; }
-      }
-      if (is_new) FOUND_STATE(j, b);
-    }
-  }
-done:
-  r->queue_head_depth = head < r->n_states ? r->depth[head] : (r->n_states ? r->depth[r->n_states - 1] : 0);
-  r->bytes = held(cap, ecap, tcap);
-  free(keys); free(hashes); free(table);
-  return r;
-}
-
-/* For the conformance tests: one transition's successor (0 if it is not enabled), and the
-   properties' outcomes on a state or an edge. */
-int successor(int t, const int *a, int *b) { return STEP[t](a, b); }
-void state_outcomes(const int *b, unsigned char *w, unsigned char *ok) { state_props(b, w, ok); }
-void edge_outcomes(int t, const int *a, const int *b, unsigned char *w, unsigned char *ok) { TRANS_PROPS[t](a, b, w, ok); }
-
-void free_result(Result *r) {
-  free(r->states); free(r->parent); free(r->via); free(r->depth); free(r->sources); free(r->targets);
-  free(r->edge_via); free(r);
-}
 """
