@@ -97,10 +97,15 @@ class Printer:
     state's entries are read from arrays (``names``: Z3 constant id -> C expression).
 
     The terms are walked through Z3's C API (``z3core``): the Python wrappers cost about four times
-    as much per node, and an effect has a thousand nodes."""
+    as much per node, and an effect has a thousand nodes.
 
-    def __init__(self, names: dict[int, str]) -> None:
+    ``op`` and ``line`` say how an operator and a statement are written (C by default; a
+    benchmark prints the same terms as numpy, ``bench/numpy_bound.py``)."""
+
+    def __init__(self, names: dict[int, str], op: Any = None, line: str = "const int {name} = {expr};") -> None:
         self.names = names
+        self.op = op or _c_op
+        self.line = line
         self.lines: list[str] = []
         self.done: dict[int, str] = {}
         self.keep: list[Any] = []  # the printed terms, alive: Z3 hands a freed term's id to a new one
@@ -150,7 +155,7 @@ class Printer:
             # the same relation prints the same source, and so finds its compiled program.
             name = f"t{self.count}"
             self.count += 1
-            lines.append(f"const int {name} = {_c_op(kind, a, partial(api.Z3_ast_to_string, ctx, node))};")
+            lines.append(self.line.format(name=name, expr=self.op(kind, a, partial(api.Z3_ast_to_string, ctx, node))))
             done[nid] = name
         return done[term.get_id()]
 
