@@ -2,7 +2,7 @@
 
    native.py prints, before this text, the relation of one configuration (STEP, settle, the
    properties) and the tables this text reads: the layout's symmetry declarations (canon) and the
-   packing of a state to its declared ranges (checkers/packing.py: PK_*).  The search runs in the
+   packing of a state to its declared ranges (checkers/packing.py: pack, unpack, W).  The search runs in the
    order of graph.check (states in the order reached, transitions in catalogue order), so every
    figure, witness and trace is the interpreter's.
 
@@ -105,23 +105,6 @@ void canonical(const int *s, int *o, int turns) { if (canon(s, o, turns)) memcpy
 
 typedef unsigned long long u64;
 typedef unsigned int u32;
-
-/* A state packed to its declared ranges: -1 and the entry in *bad when a value does not fit
-   (never truncated). */
-static int pack(const int *s, u64 *w, long *bad) {
-  memset(w, 0, W * sizeof(u64));
-  for (int i = 0; i < F; i++) {
-    long long v = (long long)s[i] - PK_LO[i];
-    if (v < 0 || (v >> PK_BITS[i])) { *bad = i; return -1; }
-    w[PK_WORD[i]] |= (u64)v << PK_SHIFT[i];
-  }
-  return 0;
-}
-
-static void unpack(const u64 *w, int *s) {
-  for (int i = 0; i < F; i++)
-    s[i] = (int)((w[PK_WORD[i]] >> PK_SHIFT[i]) & ((1ULL << PK_BITS[i]) - 1ULL)) + PK_LO[i];
-}
 
 /* splitmix64's finalizer: every bit of the input moves about half of the output's. */
 static inline u64 mix(u64 x) {
