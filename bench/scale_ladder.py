@@ -97,7 +97,10 @@ def main() -> None:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from figures_doc import write_section
 
-        write_section("graph search: scale ladder" + (" (fingerprints)" if args.fingerprints else ""), header, rows,
+        # A run of some positions only (a longer one, say) is its own table: the whole ladder's stays.
+        topic = "graph search: scale ladder" + (" (fingerprints)" if args.fingerprints else "") + \
+            (f" ({', '.join(args.only)}, --timeout {args.timeout:.0f})" if args.only else "")
+        write_section(topic, header, rows,
                       script="python bench/scale_ladder.py" + (" --fingerprints" if args.fingerprints else "")
                       + (f" --only {' '.join(args.only)}" if args.only else ""),
                       note="The compiled exhaustive search of each examples/scale/ position to its fixpoint (no "

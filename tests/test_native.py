@@ -421,3 +421,18 @@ def test_fingerprints_keep_the_states_and_traces_but_prove_nothing() -> None:
     want = graph.check(b.conf, PROPERTIES, backend="python", **kw)[0]
     assert [(v.status, v.trace) for v in broken if v.status == "violated"] == \
         [(v.status, v.trace) for v in want if v.status == "violated"] != []
+
+
+@needs_cc
+def test_a_queue_that_cannot_spill_is_a_one_line_reason(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """A temporary directory the queue cannot write its file in: the compiled search says why
+    in one line (``--graph-backend native``), and "auto" runs the interpreter, with the reason."""
+    monkeypatch.setattr(native, "FRONTIER_BYTES", 1)
+    monkeypatch.setattr(native.tempfile, "gettempdir", lambda: str(tmp_path / "missing"))
+    with pytest.raises(UsageError, match="could not write its queue of states to a file"):
+        graph.check(PLOT, PROPERTIES, unbounded=True, max_states=None, backend="native", keep_edges=False)
+    cfg, _ = build(PLOT.position)
+    assert native.cached(cfg, PROPERTIES)
+    out, ex = graph.check(PLOT, PROPERTIES, unbounded=True, max_states=None, backend="auto", keep_edges=False)
+    assert ex.backend == "python" and "could not write its queue" in ex.backend_note
+    assert any(v.status == "proved" for v in out)
