@@ -215,6 +215,11 @@ static u64 tree_ident(Tree *t, const u64 *kw, int base, long *held, int *err) {
   u32 ids[NPOS];
   unsigned char diff[NPOS];
   if (W == 1) return kw[0];
+#ifdef __GNUC__
+  /* The changed leaves' slots, asked for at once: their cache misses overlap (best effort). */
+  for (int w = 0; w < W; w++)
+    if (!base || kw[w] != t->words[w]) __builtin_prefetch(&t->nodes.slot[mix(kw[w]) & (u64)(t->nodes.cap - 1)]);
+#endif
   for (int p = 0; p < NPOS - 1; p++) {
     if (t->word[p] >= 0) {
       int w = t->word[p];
