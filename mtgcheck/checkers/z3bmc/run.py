@@ -14,7 +14,7 @@ from mtgcheck.properties.base import Property
 from ..result import HOLDS, PROVED, UNKNOWN, VACUOUS, Verdict
 import mtgcheck.checkers.z3bmc.closure as closure  # the module, so that a test may patch its functions
 from .bmc import Bmc, constrain
-from .budget import RLIMIT, Budget
+from .budget import RLIMIT, Budget, rlimit_count
 from .closure import SAMPLE_CAP
 from .context import in_fresh_context
 from .induction import MAX_K, Induction
@@ -122,7 +122,10 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
         v.seconds = bmc_seconds
         v.stats.update(build_seconds=round(enc.build_seconds, 2), transitions=len(enc.actions),
                        initial="every placement" if symbolic_init else "the configuration's position",
-                       bmc_constrained_by=constrained, **budget.summary())
+                       bmc_constrained_by=constrained, **budget.summary(),
+                       # Z3 counts one rlimit per context: the unit's whole work (BMC, the
+                       # induction's queries, asserting), of which the induction's is a part
+                       context_rlimit=rlimit_count(bmc.sol))
         if bmc_invariants:
             v.stats["bmc_invariant_seconds"] = round(closing_seconds, 2)
             v.stats["bmc_closed_properties"] = [q.id for q in closed_props]
