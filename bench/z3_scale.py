@@ -11,7 +11,11 @@ verdict.  The slope between two rungs (seconds and rlimit per added slot) says w
 cost grows faster than linearly in the slots.  rlimit is Z3's deterministic work counter:
 on a shared machine it is the figure to compare, the seconds move with the load (printed).
 
-    python bench/z3_scale.py [--position FILE ...] [--timeout 900] [--write] [--profile]
+    python bench/z3_scale.py [--position FILE ...] [--timeout 900] [--write] [--profile] [--reuse]
+
+``--reuse`` runs, per position, the position (recording the invariants its proofs closed in
+a cache of its own), then another position of the same shape (player 0 at 7 life) from
+scratch and reusing them (:mod:`mtgcheck.checkers.z3bmc.reuse`: re-checked, never trusted).
 
 ``--profile`` prints, per position, where the seconds and the rlimit go: the encoding's
 build, BMC, mining, the closure's consecution queries (by chunk, one candidate at a time,
@@ -24,16 +28,18 @@ asked more than once and the costliest.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import re
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from mtgcheck.checkers import z3bmc
 from mtgcheck.checkers.result import PROVED
-from mtgcheck.configs import load_config
+from mtgcheck.configs import CheckConfig, load_config
 from mtgcheck.model.setup import build
 from mtgcheck.properties.catalogue import PROPERTIES
 
@@ -125,11 +131,17 @@ def profile(r: dict[str, Any]) -> None:
             print(f"    {c[1]:7.1f}M {c[2]:6.1f} s  x{int(c[0])}  {k}")
 
 
-def run(path: Path, timeout: float) -> dict[str, Any]:
-    conf = load_config(path)
+def same_shape(conf: CheckConfig) -> CheckConfig:
+    """Another position of ``conf``'s shape (the same configuration): player 0 starts at 7 life."""
+    pos = dataclasses.replace(conf.position, life=(7, *conf.position.life[1:]))
+    return dataclasses.replace(conf, name=f"{conf.name}-7life", position=pos)
+
+
+def run(path: Path | CheckConfig, timeout: float, reuse: bool = False) -> dict[str, Any]:
+    conf = load_config(path) if isinstance(path, Path) else path
     cfg, _ = build(conf.position)
     t0 = time.monotonic()
-    vs = z3bmc.check(conf, list(PROPERTIES), depth=min(conf.depth, 3), timeout=timeout)
+    vs = z3bmc.check(conf, list(PROPERTIES), depth=min(conf.depth, 3), timeout=timeout, reuse=reuse)
     wall = time.monotonic() - t0
     ids = {p.id for p in PROPERTIES}
     cost: dict[str, list[float]] = {}
@@ -140,7 +152,35 @@ def run(path: Path, timeout: float) -> dict[str, Any]:
     return {"name": conf.name, "slots": cfg.n, "players": cfg.players, "wall": wall,
             "proved": sum(v.status == PROVED for v in vs), "checked": len(vs),
             "rlimit": vs[0].stats.get("induction_rlimit", 0) / 1e6, "cost": cost,
-            "status": {v.property: v.status for v in vs}, "verdict": vs[0]}
+            "status": {v.property: v.status for v in vs}, "verdict": vs[0],
+            "queries": vs[0].stats.get("invariants", {}).get("consecution_queries", 0)
+            + vs[0].stats.get("invariants", {}).get("hints_queries", 0),
+            "reused": vs[0].stats.get("invariants", {}).get("reused", 0)}
+
+
+def reuse_rows(path: Path, timeout: float) -> list[list[Any]]:
+    """The position from scratch, recording its closed invariants in a cache of its own;
+    another position of its shape (:func:`same_shape`) from scratch, then reusing them
+    (re-checked there, never trusted)."""
+    conf = load_config(path)
+    other = same_shape(conf)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        before = os.environ.get("MTGCHECK_CACHE")
+        os.environ["MTGCHECK_CACHE"] = tmp
+        try:
+            for what, c, reuse in (("first, from scratch", conf, True), ("same shape, from scratch", other, False),
+                                   ("same shape, reusing the first's", other, True)):
+                r = run(c, timeout, reuse)
+                rows.append([r["name"], what, f"{r['proved']}/{r['checked']}", round(r["wall"], 1),
+                             round(r["rlimit"], 1), r["queries"], r["reused"]])
+                print("\t".join(str(x) for x in rows[-1]), f"load {os.getloadavg()[0]:.2f}", flush=True)
+        finally:
+            if before is None:
+                del os.environ["MTGCHECK_CACHE"]
+            else:
+                os.environ["MTGCHECK_CACHE"] = before
+    return rows
 
 
 def main() -> None:
@@ -148,11 +188,27 @@ def main() -> None:
     ap.add_argument("--position", action="append", type=Path, help="a position file (default: examples/scale/*.json)")
     ap.add_argument("--timeout", type=float, default=900.0, help="wall-clock safety net per position (s)")
     ap.add_argument("--write", action="store_true", help="record the tables in docs/figures.md")
+    ap.add_argument("--reuse", action="store_true",
+                    help="per position: it, then another position of its shape from scratch and reusing its invariants")
     ap.add_argument("--profile", action="store_true",
                     help="per position, where the seconds and the rlimit go: per phase, and the costliest closure queries")
     args = ap.parse_args()
     paths = args.position or sorted(LADDER.glob("*.json"))
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+    if args.reuse:
+        header = ["position", "run", "proved", "s", "rlimit (M)", "consecution queries", "names reused"]
+        print("\t".join(header), flush=True)
+        rows = [row for p in paths for row in reuse_rows(p, args.timeout)]
+        if args.write:
+            sys.path.insert(0, str(Path(__file__).resolve().parent))
+            from figures_doc import write_section
+
+            write_section("Z3 invariants reused across positions of one shape", header, rows,
+                          script="python bench/z3_scale.py --reuse --write" + "".join(f" --position {p}" for p in (args.position or [])),
+                          note="The second position is the first with player 0 at 7 life (the same configuration). "
+                               "Reused names are re-checked (mined, initiation, consecution), never trusted.")
+        print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        return
     results = []
     for p in paths:
         r = run(p, args.timeout)

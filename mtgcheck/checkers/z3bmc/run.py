@@ -20,6 +20,7 @@ from .context import in_fresh_context
 from .induction import MAX_K, Induction
 from .initial import initial_placements
 from .relation import Encoding
+from . import reuse as proof_cache
 
 
 #: The share of BMC's time the closing of invariants for BMC alone may take
@@ -34,7 +35,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
           rlimit: int | None = None, max_k: int = MAX_K, invariants: bool = True,
           sample_cap: int = SAMPLE_CAP, first_violation: bool = False,
           hints: Collection[str] = (), bmc_invariants: bool = False,
-          split_hints: Collection[str] = ()) -> list[Verdict]:
+          split_hints: Collection[str] = (), reuse: bool = False) -> list[Verdict]:
     """BMC to ``depth`` and k-induction for every property; one verdict each.
 
     ``first_violation``: BMC stops after the first depth at which some property fails
@@ -48,6 +49,11 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
     tried first (:class:`Induction`): checked, never trusted; ``split_hints``: those of them
     whose chunk of the closure had to be split (the manifest's ``split``), whose chunks are
     split at once (:class:`Closure`): how a query is asked, never what it answers.
+
+    ``reuse``: without ``hints``, the candidates an earlier run on a position of the same
+    shape closed (:mod:`.reuse`, the cache) are the hints, checked again on this position
+    (mined again, initiation, consecution) like any hint, never trusted; the candidates this
+    run's proofs closed are recorded for the next position of the shape.
 
     BMC's states are constrained by the candidates the k = 0 induction closed into an
     inductive set, and by the state properties it proved (:meth:`Unroller.constrain`).  With
@@ -65,6 +71,11 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
     budget = Budget(RLIMIT if rlimit is None else rlimit, deadline)
     init_of = (lambda st: initial_placements(cfg, s0, st)) if symbolic_init else None
     found: Any = None
+    reused: tuple[list[str], list[str]] | None = None
+    if reuse and induction and invariants and not hints:
+        reused = proof_cache.load(cfg)
+        if reused is not None:
+            hints, split_hints = reused
 
     def start_induction() -> Induction | None:
         """The induction of the properties not decided yet, with the invariants found."""
@@ -118,6 +129,8 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
             ind.run(bmc.reached, range(max_k + 1))
     out = [_verdict(p, conf, bmc, ind, budget, depth) for p in props]
     inv_use = ind.summary() if ind is not None else {}
+    if reuse and inv_use.get("names") and not budget.cut:
+        proof_cache.store(cfg, inv_use["names"], inv_use.get("split", []), position=conf.name)
     for v in out:
         v.seconds = bmc_seconds
         v.stats.update(build_seconds=round(enc.build_seconds, 2), transitions=len(enc.actions),
@@ -142,6 +155,8 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
             # of the report's rows.
             v.stats["proof_invariants"] = inv_use.get("names", [])
             v.stats["proof_split"] = inv_use.get("split", [])
+            if reuse:  # how many candidate names the cache gave (0: none for this shape)
+                v.stats["invariants"]["reused"] = len(reused[0]) if reused is not None else 0
     return out
 
 
