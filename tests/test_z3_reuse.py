@@ -61,15 +61,16 @@ def test_a_second_position_of_the_shape_reuses_the_first_and_drops_what_fails_th
     first = _check(RITES, True)
     cfg, _ = build(RITES.position)
     stored = reuse.load(cfg)
-    assert stored is not None and sorted(stored[0]) == sorted(first[0].stats["proof_invariants"])
+    assert stored is not None and sorted(stored.invariants) == sorted(first[0].stats["proof_invariants"])
+    assert stored.proved == sorted(v.property for v in first if v.status == "proved")
     # Some of them do not hold on the new position (mined from its reachable states, true
     # in each of its initial states): 7 life is not 20.
-    foreign = set(stored[0]) - _live_names(LOW)
+    foreign = set(stored.invariants) - _live_names(LOW)
     assert foreign, "the second position should break some of the first's invariants"
     again = _check(LOW, True)
     fresh = _check(LOW, False)
     inv_again, inv_fresh = again[0].stats["invariants"], fresh[0].stats["invariants"]
-    assert inv_again["reused"] == len(stored[0]) and "reused" not in inv_fresh
+    assert inv_again["reused"] == len(stored.invariants) and "reused" not in inv_fresh
     # never trusted: what fails on this position is in none of its proofs; the verdicts are
     # those of the run from scratch
     assert not foreign & set(again[0].stats["proof_invariants"])
@@ -87,7 +88,7 @@ def test_a_reused_name_that_is_not_inductive_here_is_dropped() -> None:
     junk (consecution counterexamples), the proofs rest only on what it closed."""
     cfg, _ = build(LOW.position)
     live = _live_names(LOW)
-    assert reuse.store(cfg, sorted(live), [])
+    assert reuse.store(cfg, sorted(live), [], [p.id for p in PROPERTIES])
     vs = _check(LOW, True)
     inv = vs[0].stats["invariants"]
     assert inv["reused"] == len(live)
@@ -99,8 +100,8 @@ def test_a_reused_name_that_is_not_inductive_here_is_dropped() -> None:
 
 def test_an_entry_that_is_corrupt_or_of_another_key_is_ignored(own_cache: Path) -> None:
     cfg, _ = build(RITES.position)
-    assert reuse.store(cfg, ["a", "b"], ["b"])
-    assert reuse.load(cfg) == (["a", "b"], ["b"])
+    assert reuse.store(cfg, ["a", "b"], ["b"], ["stack-ordered"])
+    assert reuse.load(cfg) == reuse.Entry(["a", "b"], ["b"], ["stack-ordered"])
     f = own_cache / "z3-invariants" / f"{reuse.shape_key(cfg)}.json"
     doc = json.loads(f.read_text())
     f.write_text(json.dumps({**doc, "key": "0" * 32}))

@@ -86,9 +86,20 @@ def _canonical(x: Any) -> str:
     return repr(x)
 
 
-def load(cfg: Config) -> tuple[list[str], list[str]] | None:
-    """The names (and those whose chunk had to be split) an earlier run on this shape closed,
-    or None: no entry, or one that is unreadable, foreign or of another key."""
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    """What an earlier run on a position of the shape left: the candidates its proofs closed,
+    those of them whose chunk had to be split, and the properties it proved (only a schedule:
+    which properties to try under these candidates alone before the others)."""
+
+    invariants: list[str]
+    split: list[str]
+    proved: list[str]
+
+
+def load(cfg: Config) -> Entry | None:
+    """What an earlier run on this shape left, or None: no entry, or one that is unreadable,
+    foreign or of another key."""
     key = shape_key(cfg)
     try:
         doc = json.loads((folder() / f"{key}.json").read_text(encoding="utf-8"))
@@ -96,20 +107,19 @@ def load(cfg: Config) -> tuple[list[str], list[str]] | None:
         return None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("key") != key:
         return None
-    names, split = doc.get("invariants"), doc.get("split", [])
-    if not isinstance(names, list) or not isinstance(split, list) or \
-            not all(isinstance(x, str) for x in [*names, *split]):
+    names, split, proved = doc.get("invariants"), doc.get("split", []), doc.get("proved", [])
+    if not all(isinstance(xs, list) and all(isinstance(x, str) for x in xs) for xs in (names, split, proved)):
         return None
-    return names, split
+    return Entry(names, split, proved)
 
 
-def store(cfg: Config, names: list[str], split: list[str], **about: Any) -> bool:
+def store(cfg: Config, names: list[str], split: list[str], proved: list[str], **about: Any) -> bool:
     """Record the names the proofs of a position of this shape closed; False if the cache
     cannot be written (a proof never depends on it, so that is no error)."""
     key = shape_key(cfg)
     try:
         write_json(folder() / f"{key}.json", {"format": FORMAT, "key": key, "invariants": sorted(names),
-                                               "split": sorted(split), **about})
+                                               "split": sorted(split), "proved": sorted(proved), **about})
     except OutputError:
         return False
     return True

@@ -71,11 +71,11 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
     budget = Budget(RLIMIT if rlimit is None else rlimit, deadline)
     init_of = (lambda st: initial_placements(cfg, s0, st)) if symbolic_init else None
     found: Any = None
-    reused: tuple[list[str], list[str]] | None = None
+    reused: proof_cache.Entry | None = None
     if reuse and induction and invariants and not hints:
         reused = proof_cache.load(cfg)
         if reused is not None:
-            hints, split_hints = reused
+            hints, split_hints = reused.invariants, reused.split
 
     def start_induction() -> Induction | None:
         """The induction of the properties not decided yet, with the invariants found."""
@@ -87,7 +87,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
             found = closure.find_invariants(enc, conf, init_of, budget, cap=sample_cap)
         return Induction(enc, todo, budget, init_of=init_of, strengthen=strengthen,
                           invariants=found.live if found and found.complete else (), hints=hints,
-                          split_hints=split_hints)
+                          split_hints=split_hints, hinted_props=reused.proved if reused is not None else None)
 
     bmc_seconds = time.monotonic() - t0  # the initial states' checks, then BMC's queries
     constrained, closing_seconds = 0, 0.0  # BMC's constraints (proved facts) and closing them for BMC alone
@@ -130,7 +130,8 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
     out = [_verdict(p, conf, bmc, ind, budget, depth) for p in props]
     inv_use = ind.summary() if ind is not None else {}
     if reuse and inv_use.get("names") and not budget.cut:
-        proof_cache.store(cfg, inv_use["names"], inv_use.get("split", []), position=conf.name)
+        proof_cache.store(cfg, inv_use["names"], inv_use.get("split", []), sorted(ind.proved) if ind else [],
+                          position=conf.name)
     for v in out:
         v.seconds = bmc_seconds
         v.stats.update(build_seconds=round(enc.build_seconds, 2), transitions=len(enc.actions),
@@ -156,7 +157,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
             v.stats["proof_invariants"] = inv_use.get("names", [])
             v.stats["proof_split"] = inv_use.get("split", [])
             if reuse:  # how many candidate names the cache gave (0: none for this shape)
-                v.stats["invariants"]["reused"] = len(reused[0]) if reused is not None else 0
+                v.stats["invariants"]["reused"] = len(reused.invariants) if reused is not None else 0
     return out
 
 
