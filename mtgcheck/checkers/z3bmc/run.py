@@ -13,6 +13,7 @@ from mtgcheck.properties.base import Property
 
 from ..result import HOLDS, PROVED, UNKNOWN, VACUOUS, Verdict
 import mtgcheck.checkers.z3bmc.closure as closure  # the module, so that a test may patch its functions
+import mtgcheck.checkers.z3bmc.reuse as proof_cache  # by name, as closure: no import cycle with the package
 from .bmc import Bmc, constrain
 from .budget import RLIMIT, Budget, rlimit_count
 from .closure import SAMPLE_CAP
@@ -20,7 +21,6 @@ from .context import in_fresh_context
 from .induction import MAX_K, Induction
 from .initial import initial_placements
 from .relation import Encoding
-from . import reuse as proof_cache
 
 
 #: The share of BMC's time the closing of invariants for BMC alone may take
