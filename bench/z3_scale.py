@@ -11,7 +11,16 @@ verdict.  The slope between two rungs (seconds and rlimit per added slot) says w
 cost grows faster than linearly in the slots.  rlimit is Z3's deterministic work counter:
 on a shared machine it is the figure to compare, the seconds move with the load (printed).
 
-    python bench/z3_scale.py [--position FILE ...] [--timeout 900] [--write]
+    python bench/z3_scale.py [--position FILE ...] [--timeout 900] [--write] [--profile] [--reuse]
+
+``--reuse`` runs, per position, the position (recording the invariants its proofs closed in
+a cache of its own), then another position of the same shape (player 0 at 7 life) from
+scratch and reusing them (:mod:`mtgcheck.checkers.z3bmc.reuse`: re-checked, never trusted).
+
+``--profile`` prints, per position, where the seconds and the rlimit go: the encoding's
+build, BMC, mining, the closure's consecution queries (by chunk, one candidate at a time,
+split by transition or whole), the step cases at each k; then the closure's candidates
+asked more than once and the costliest.
 
 ``--write`` records the tables in docs/figures.md (bench/figures_doc.py).
 """
@@ -19,16 +28,18 @@ on a shared machine it is the figure to compare, the seconds move with the load 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import re
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from mtgcheck.checkers import z3bmc
 from mtgcheck.checkers.result import PROVED
-from mtgcheck.configs import load_config
+from mtgcheck.configs import CheckConfig, load_config
 from mtgcheck.model.setup import build
 from mtgcheck.properties.catalogue import PROPERTIES
 
@@ -58,11 +69,79 @@ def owner(what: str, ids: set[str]) -> str:
     return "closure"
 
 
-def run(path: Path, timeout: float) -> dict[str, Any]:
-    conf = load_config(path)
+def phase(what: str) -> str:
+    """The phase of the proof an induction query belongs to (``[verb #i]``: one transition
+    of a query split by transition)."""
+    split = " (split)" if re.search(r" \[\S+ #\d+\]$", what) else ""
+    if what.startswith("invariants: initiation"):
+        return "mining: initiation"
+    if what.startswith("invariants: ") and "at once" in what:
+        return "closure: chunk consecution" + split
+    if what.startswith("invariant "):
+        return "closure: one-candidate consecution" + split
+    m = re.match(r"^k=(\d+) ", what)
+    if m:
+        return f"k={m[1]} step case" + split
+    return what.split(" ")[0]
+
+
+def profile(r: dict[str, Any]) -> None:
+    """Where one position's seconds and rlimit go: the phases (the encoding's build, BMC,
+    mining, the closure's consecution queries, the step cases at each k), then the closure's
+    single-candidate queries asked more than once and the costliest ones."""
+    v = r["verdict"]
+    stats, inv = v.stats, v.stats.get("invariants", {})
+    qs = per_query(v)
+    rows: dict[str, list[float]] = {}
+    for what, m, s in qs:
+        c = rows.setdefault(phase(what), [0.0, 0.0, 0.0])
+        c[0] += 1
+        c[1] += m
+        c[2] += s
+    # Z3 counts one rlimit per context: the unit's whole work; what the induction's queries
+    # did not spend is BMC's (its queries, and the asserting of every solver's terms)
+    total_m = max(stats.get("context_rlimit", 0) / 1e6, sum(c[1] for c in rows.values()))
+    bmc_m = total_m - sum(c[1] for c in rows.values())
+    print(f"\nprofile of {r['name']} ({r['slots']} slots): wall {r['wall']:.1f} s, rlimit {total_m:.1f}M in all")
+    print(f"  {'encoding build':<44} {'':>6} {'':>9} {stats.get('build_seconds', 0):8.1f} s")
+    print(f"  {'BMC, and asserting (the rest of the rlimit)':<44} {'':>6} {bmc_m:8.1f}M {v.seconds:8.1f} s"
+          f"  {100 * bmc_m / total_m:4.1f} %")
+    mining = inv.get("mining_seconds", 0.0)
+    init_s = rows.get("mining: initiation", [0, 0, 0])[2]
+    print(f"  {'mining: sample and templates':<44} {'':>6} {'':>9} {mining - init_s:8.1f} s  "
+          f"({inv.get('mined', 0)} mined, {inv.get('initially_true', 0)} initially true)")
+    for name in sorted(rows):
+        n, m, s = rows[name]
+        print(f"  {name:<44} {int(n):>5}q {m:8.1f}M {s:8.1f} s  {100 * m / total_m:4.1f} %")
+    print(f"  closure: {inv.get('proven', 0)} proven, {inv.get('dropped', 0)} dropped, "
+          f"{inv.get('consecution_queries', 0)} consecution queries")
+    single: dict[str, list[float]] = {}
+    for what, m, s in qs:
+        if what.startswith("invariant "):
+            name = re.sub(r" \[\S+ #\d+\]$", "", what[len("invariant "):])
+            c = single.setdefault(name, [0.0, 0.0, 0.0])
+            c[0] += 1
+            c[1] += m
+            c[2] += s
+    again = {k: c for k, c in single.items() if c[0] > 1}
+    if single:
+        print(f"  one-candidate queries: {len(single)} candidates, {sum(int(c[0]) for c in single.values())} queries; "
+              f"{len(again)} asked more than once ({sum(c[1] for c in again.values()):.1f}M)")
+        for k, c in sorted(single.items(), key=lambda kv: -kv[1][1])[:8]:
+            print(f"    {c[1]:7.1f}M {c[2]:6.1f} s  x{int(c[0])}  {k}")
+
+
+def same_shape(conf: CheckConfig) -> CheckConfig:
+    """Another position of ``conf``'s shape (the same configuration): player 0 starts at 7 life."""
+    pos = dataclasses.replace(conf.position, life=(7, *conf.position.life[1:]))
+    return dataclasses.replace(conf, name=f"{conf.name}-7life", position=pos)
+
+
+def run(path: Path | CheckConfig, timeout: float, reuse: bool = False) -> dict[str, Any]:
+    conf = load_config(path) if isinstance(path, Path) else path
     cfg, _ = build(conf.position)
     t0 = time.monotonic()
-    vs = z3bmc.check(conf, list(PROPERTIES), depth=min(conf.depth, 3), timeout=timeout)
+    vs = z3bmc.check(conf, list(PROPERTIES), depth=min(conf.depth, 3), timeout=timeout, reuse=reuse)
     wall = time.monotonic() - t0
     ids = {p.id for p in PROPERTIES}
     cost: dict[str, list[float]] = {}
@@ -73,7 +152,35 @@ def run(path: Path, timeout: float) -> dict[str, Any]:
     return {"name": conf.name, "slots": cfg.n, "players": cfg.players, "wall": wall,
             "proved": sum(v.status == PROVED for v in vs), "checked": len(vs),
             "rlimit": vs[0].stats.get("induction_rlimit", 0) / 1e6, "cost": cost,
-            "status": {v.property: v.status for v in vs}}
+            "status": {v.property: v.status for v in vs}, "verdict": vs[0],
+            "queries": vs[0].stats.get("invariants", {}).get("consecution_queries", 0)
+            + vs[0].stats.get("invariants", {}).get("hints_queries", 0),
+            "reused": vs[0].stats.get("invariants", {}).get("reused", 0)}
+
+
+def reuse_rows(path: Path, timeout: float) -> list[list[Any]]:
+    """The position from scratch, recording its closed invariants in a cache of its own;
+    another position of its shape (:func:`same_shape`) from scratch, then reusing them
+    (re-checked there, never trusted)."""
+    conf = load_config(path)
+    other = same_shape(conf)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        before = os.environ.get("MTGCHECK_CACHE")
+        os.environ["MTGCHECK_CACHE"] = tmp
+        try:
+            for what, c, reuse in (("first, from scratch", conf, True), ("same shape, from scratch", other, False),
+                                   ("same shape, reusing the first's", other, True)):
+                r = run(c, timeout, reuse)
+                rows.append([r["name"], what, f"{r['proved']}/{r['checked']}", round(r["wall"], 1),
+                             round(r["rlimit"], 1), r["queries"], r["reused"]])
+                print("\t".join(str(x) for x in rows[-1]), f"load {os.getloadavg()[0]:.2f}", flush=True)
+        finally:
+            if before is None:
+                del os.environ["MTGCHECK_CACHE"]
+            else:
+                os.environ["MTGCHECK_CACHE"] = before
+    return rows
 
 
 def main() -> None:
@@ -81,9 +188,27 @@ def main() -> None:
     ap.add_argument("--position", action="append", type=Path, help="a position file (default: examples/scale/*.json)")
     ap.add_argument("--timeout", type=float, default=900.0, help="wall-clock safety net per position (s)")
     ap.add_argument("--write", action="store_true", help="record the tables in docs/figures.md")
+    ap.add_argument("--reuse", action="store_true",
+                    help="per position: it, then another position of its shape from scratch and reusing its invariants")
+    ap.add_argument("--profile", action="store_true",
+                    help="per position, where the seconds and the rlimit go: per phase, and the costliest closure queries")
     args = ap.parse_args()
     paths = args.position or sorted(LADDER.glob("*.json"))
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+    if args.reuse:
+        header = ["position", "run", "proved", "s", "rlimit (M)", "consecution queries", "names reused"]
+        print("\t".join(header), flush=True)
+        rows = [row for p in paths for row in reuse_rows(p, args.timeout)]
+        if args.write:
+            sys.path.insert(0, str(Path(__file__).resolve().parent))
+            from figures_doc import write_section
+
+            write_section("Z3 invariants reused across positions of one shape", header, rows,
+                          script="python bench/z3_scale.py --reuse --write" + "".join(f" --position {p}" for p in (args.position or [])),
+                          note="The second position is the first with player 0 at 7 life (the same configuration). "
+                               "Reused names are re-checked (mined, initiation, consecution), never trusted.")
+        print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        return
     results = []
     for p in paths:
         r = run(p, args.timeout)
@@ -93,6 +218,8 @@ def main() -> None:
               f"  {r['wall']:7.1f} s  rlimit {r['rlimit']:8.1f}M (closure {closing:.1f}M)"
               f"  {r['wall'] / r['slots']:.2f} s/slot  {r['rlimit'] / r['slots']:.1f}M/slot"
               f"  load {os.getloadavg()[0]:.2f}", flush=True)
+        if args.profile:
+            profile(r)
         tables(results, args)
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 

@@ -179,7 +179,9 @@ class Z3Checker(BaseChecker):
                            disabled=rules.disabled, strengthen=budget.strengthen, induction=budget.induction,
                            rlimit=budget.rlimit, first_violation=budget.first_violation,
                            hints=(budget.hints or {}).get(conf.name, ()),
-                           split_hints=(budget.split_hints or {}).get(conf.name, ()))
+                           split_hints=(budget.split_hints or {}).get(conf.name, ()),
+                           # no manifest hints: those of a position of the same shape, re-checked
+                           reuse=not (budget.hints or {}).get(conf.name))
 
     def figures(self, unit: dict[str, Any], v: Verdict) -> None:
         from mtgcheck.checkers.result import PROVED

@@ -40,13 +40,15 @@ The package, one module per part, each readable alone:
 * :mod:`.closure`: the candidates mined on the configuration, closed into an inductive set (Houdini);
 * :mod:`.induction`: k-induction, one property at a time;
 * :mod:`.lemmas`: the hand-written strengthening lemmas (opt-in);
+* :mod:`.reuse`: the invariants closed on one position, kept in the cache for every position
+  of its shape (the configuration), and re-checked on each: never trusted;
 * :mod:`.budget`: each query's resource limit; :mod:`.context`: a fresh Z3 context per unit;
 * :mod:`.run`: :func:`check`, the checker's entry point.
 """
 
 from mtgcheck.model.state import flat, symbolic_state
 
-from . import bmc, closure, path, run
+from . import bmc, closure, path, reuse, run
 from .bmc import BMC_OPTIONS, WITNESS_CAP, Bmc, witness
 from .budget import RLIMIT, Budget
 from .closure import CHUNK_SPLIT_RLIMITS, CLOSE_CHUNK, SAMPLE_CAP, SAMPLE_STARTS, Closure, closed_invariants, find_invariants
@@ -62,5 +64,5 @@ __all__ = ["BMC_OPTIONS", "CHUNK_SPLIT_RLIMITS", "CLOSE_CHUNK", "CLOSING_SHARE",
            "SAMPLE_STARTS", "SPLIT_RLIMITS", "STEP_SHARE", "WITNESS_CAP", "Bmc", "Budget", "Closure", "Encoding",
            "Induction", "Path", "Proof", "SharedCompaction", "Unroller", "bmc", "check", "closed_invariants",
            "closure", "find_invariants", "flat", "fresh_context", "in_fresh_context",
-           "initial_placements", "path", "prove_by_induction", "prove_each", "placement_zones", "placements", "raw_transitions", "run",
+           "initial_placements", "path", "prove_by_induction", "prove_each", "placement_zones", "placements", "raw_transitions", "reuse", "run",
            "state_from_model", "symbolic_state", "well_formed", "witness"]

@@ -36,9 +36,9 @@ class Budget:
             return z3.unknown
         sol.set("rlimit", max(1, self.rlimit // share))
         sol.set("timeout", max(1, int(remaining * 1000)))
-        before, t0 = _rlimit_count(sol), time.monotonic()
+        before, t0 = rlimit_count(sol), time.monotonic()
         res = sol.check(*assumptions)
-        self.queries.append((what, str(res), _rlimit_count(sol) - before, time.monotonic() - t0))
+        self.queries.append((what, str(res), rlimit_count(sol) - before, time.monotonic() - t0))
         # The reason Z3 gives does not tell the two limits apart ("canceled" for both in the
         # incremental core): a query that ends unknown at the deadline was stopped by the clock.
         if res == z3.unknown and time.monotonic() >= self.deadline - 0.25:
@@ -51,6 +51,7 @@ class Budget:
                 "induction_seconds": round(sum(s for *_, s in self.queries), 2), "rlimit_per_query": self.rlimit}
 
 
-def _rlimit_count(sol: z3.Solver) -> int:
+def rlimit_count(sol: z3.Solver) -> int:
+    """The solver's ``rlimit`` counter so far (Z3's deterministic work count)."""
     st = sol.statistics()
     return int(st.get_key_value("rlimit count")) if "rlimit count" in st.keys() else 0  # noqa: SIM118 (not a dict)

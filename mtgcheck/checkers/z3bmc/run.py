@@ -13,8 +13,9 @@ from mtgcheck.properties.base import Property
 
 from ..result import HOLDS, PROVED, UNKNOWN, VACUOUS, Verdict
 import mtgcheck.checkers.z3bmc.closure as closure  # the module, so that a test may patch its functions
+import mtgcheck.checkers.z3bmc.reuse as proof_cache  # by name, as closure: no import cycle with the package
 from .bmc import Bmc, constrain
-from .budget import RLIMIT, Budget
+from .budget import RLIMIT, Budget, rlimit_count
 from .closure import SAMPLE_CAP
 from .context import in_fresh_context
 from .induction import MAX_K, Induction
@@ -34,7 +35,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
           rlimit: int | None = None, max_k: int = MAX_K, invariants: bool = True,
           sample_cap: int = SAMPLE_CAP, first_violation: bool = False,
           hints: Collection[str] = (), bmc_invariants: bool = False,
-          split_hints: Collection[str] = ()) -> list[Verdict]:
+          split_hints: Collection[str] = (), reuse: bool = False) -> list[Verdict]:
     """BMC to ``depth`` and k-induction for every property; one verdict each.
 
     ``first_violation``: BMC stops after the first depth at which some property fails
@@ -48,6 +49,11 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
     tried first (:class:`Induction`): checked, never trusted; ``split_hints``: those of them
     whose chunk of the closure had to be split (the manifest's ``split``), whose chunks are
     split at once (:class:`Closure`): how a query is asked, never what it answers.
+
+    ``reuse``: without ``hints``, the candidates an earlier run on a position of the same
+    shape closed (:mod:`.reuse`, the cache) are the hints, checked again on this position
+    (mined again, initiation, consecution) like any hint, never trusted; the candidates this
+    run's proofs closed are recorded for the next position of the shape.
 
     BMC's states are constrained by the candidates the k = 0 induction closed into an
     inductive set, and by the state properties it proved (:meth:`Unroller.constrain`).  With
@@ -65,6 +71,11 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
     budget = Budget(RLIMIT if rlimit is None else rlimit, deadline)
     init_of = (lambda st: initial_placements(cfg, s0, st)) if symbolic_init else None
     found: Any = None
+    reused: proof_cache.Entry | None = None
+    if reuse and induction and invariants and not hints:
+        reused = proof_cache.load(cfg)
+        if reused is not None:
+            hints, split_hints = reused.invariants, reused.split
 
     def start_induction() -> Induction | None:
         """The induction of the properties not decided yet, with the invariants found."""
@@ -76,7 +87,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
             found = closure.find_invariants(enc, conf, init_of, budget, cap=sample_cap)
         return Induction(enc, todo, budget, init_of=init_of, strengthen=strengthen,
                           invariants=found.live if found and found.complete else (), hints=hints,
-                          split_hints=split_hints)
+                          split_hints=split_hints, hinted_props=reused.proved if reused is not None else None)
 
     bmc_seconds = time.monotonic() - t0  # the initial states' checks, then BMC's queries
     constrained, closing_seconds = 0, 0.0  # BMC's constraints (proved facts) and closing them for BMC alone
@@ -118,11 +129,17 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
             ind.run(bmc.reached, range(max_k + 1))
     out = [_verdict(p, conf, bmc, ind, budget, depth) for p in props]
     inv_use = ind.summary() if ind is not None else {}
+    if reuse and inv_use.get("names") and not budget.cut:
+        proof_cache.store(cfg, inv_use["names"], inv_use.get("split", []), sorted(ind.proved) if ind else [],
+                          position=conf.name)
     for v in out:
         v.seconds = bmc_seconds
         v.stats.update(build_seconds=round(enc.build_seconds, 2), transitions=len(enc.actions),
                        initial="every placement" if symbolic_init else "the configuration's position",
-                       bmc_constrained_by=constrained, **budget.summary())
+                       bmc_constrained_by=constrained, **budget.summary(),
+                       # Z3 counts one rlimit per context: the unit's whole work (BMC, the
+                       # induction's queries, asserting), of which the induction's is a part
+                       context_rlimit=rlimit_count(bmc.sol))
         if bmc_invariants:
             v.stats["bmc_invariant_seconds"] = round(closing_seconds, 2)
             v.stats["bmc_closed_properties"] = [q.id for q in closed_props]
@@ -139,6 +156,8 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
             # of the report's rows.
             v.stats["proof_invariants"] = inv_use.get("names", [])
             v.stats["proof_split"] = inv_use.get("split", [])
+            if reuse:  # how many candidate names the cache gave (0: none for this shape)
+                v.stats["invariants"]["reused"] = len(reused.invariants) if reused is not None else 0
     return out
 
 

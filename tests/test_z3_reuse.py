@@ -1,0 +1,113 @@
+"""Invariants carried across positions of one shape (mtgcheck/checkers/z3bmc/reuse.py).
+
+The candidates one position's proofs closed are the next position's hints when it has the
+same shape (the same configuration, another position): checked again there, never trusted.
+A name that does not hold on the new position is dropped, the verdicts are those of a run
+from scratch, and the reuse is measured: fewer consecution queries, less rlimit."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from mtgcheck.checkers import z3bmc
+from mtgcheck.checkers.z3bmc import reuse
+from mtgcheck.checkers.z3bmc.budget import Budget
+from mtgcheck.checkers.z3bmc.initial import initial_placements
+from mtgcheck.configs import SMALL
+from mtgcheck.model.setup import build
+from mtgcheck.properties.catalogue import PROPERTIES
+
+RITES = SMALL["break-rites"]
+#: The same shape (card pool, players, bounds), another position: player 0 starts at 7 life.
+LOW = dataclasses.replace(RITES, name="break-rites-low",
+                          position=dataclasses.replace(RITES.position, life=(7, *RITES.position.life[1:])))
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("MTGCHECK_CACHE", str(tmp_path))
+    return tmp_path
+
+
+def _check(conf, reuse_: bool):  # type: ignore[no-untyped-def]
+    return z3bmc.check(conf, list(PROPERTIES), depth=2, timeout=600, reuse=reuse_)
+
+
+def _statuses(vs) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    return {v.property: v.status for v in vs}
+
+
+def _live_names(conf) -> set[str]:  # type: ignore[no-untyped-def]
+    """The candidates mined on ``conf`` and true in each of its initial states."""
+    cfg, s0 = build(conf.position)
+    enc = z3bmc.Encoding.build(cfg, s0)
+    found = z3bmc.find_invariants(enc, conf, lambda st: initial_placements(cfg, s0, st), Budget(10**7, 1e18))
+    assert found.complete
+    return {c.name for c in found.live}
+
+
+def test_the_shape_is_the_configuration_not_the_position() -> None:
+    (cfg_a, _), (cfg_b, _) = build(RITES.position), build(LOW.position)
+    assert reuse.shape_key(cfg_a) == reuse.shape_key(cfg_b)
+    other, _ = build(SMALL["break-plot"].position)
+    assert reuse.shape_key(other) != reuse.shape_key(cfg_a)
+
+
+def test_a_second_position_of_the_shape_reuses_the_first_and_drops_what_fails_there() -> None:
+    first = _check(RITES, True)
+    cfg, _ = build(RITES.position)
+    stored = reuse.load(cfg)
+    assert stored is not None and sorted(stored.invariants) == sorted(first[0].stats["proof_invariants"])
+    assert stored.proved == sorted(v.property for v in first if v.status == "proved")
+    # Some of them do not hold on the new position (mined from its reachable states, true
+    # in each of its initial states): 7 life is not 20.
+    foreign = set(stored.invariants) - _live_names(LOW)
+    assert foreign, "the second position should break some of the first's invariants"
+    again = _check(LOW, True)
+    fresh = _check(LOW, False)
+    inv_again, inv_fresh = again[0].stats["invariants"], fresh[0].stats["invariants"]
+    assert inv_again["reused"] == len(stored.invariants) and "reused" not in inv_fresh
+    # never trusted: what fails on this position is in none of its proofs; the verdicts are
+    # those of the run from scratch
+    assert not foreign & set(again[0].stats["proof_invariants"])
+    assert _statuses(again) == _statuses(fresh)
+    assert all(v.status == "proved" for v in again)
+    # and cheaper, measured: consecution queries (the hinted closure's and the one after it)
+    # and the induction's rlimit
+    queries_again = inv_again["consecution_queries"] + inv_again.get("hints_queries", 0)
+    assert queries_again < inv_fresh["consecution_queries"], (queries_again, inv_fresh["consecution_queries"])
+    assert again[0].stats["induction_rlimit"] < fresh[0].stats["induction_rlimit"]
+
+
+def test_a_reused_name_that_is_not_inductive_here_is_dropped() -> None:
+    """An entry naming every candidate true initially, junk included: the closure drops the
+    junk (consecution counterexamples), the proofs rest only on what it closed."""
+    cfg, _ = build(LOW.position)
+    live = _live_names(LOW)
+    assert reuse.store(cfg, sorted(live), [], [p.id for p in PROPERTIES])
+    vs = _check(LOW, True)
+    inv = vs[0].stats["invariants"]
+    assert inv["reused"] == len(live)
+    assert inv["dropped"] > 0
+    proof = set(vs[0].stats["proof_invariants"])
+    assert proof < live
+    assert all(v.status == "proved" for v in vs)
+
+
+def test_an_entry_that_is_corrupt_or_of_another_key_is_ignored(own_cache: Path) -> None:
+    cfg, _ = build(RITES.position)
+    assert reuse.store(cfg, ["a", "b"], ["b"], ["stack-ordered"])
+    assert reuse.load(cfg) == reuse.Entry(["a", "b"], ["b"], ["stack-ordered"])
+    f = own_cache / "z3-invariants" / f"{reuse.shape_key(cfg)}.json"
+    doc = json.loads(f.read_text())
+    f.write_text(json.dumps({**doc, "key": "0" * 32}))
+    assert reuse.load(cfg) is None
+    f.write_text(json.dumps({**doc, "invariants": [1, 2]}))
+    assert reuse.load(cfg) is None
+    f.write_text("{not json")
+    assert reuse.load(cfg) is None
+    assert [p.name for p in f.parent.iterdir()] == [f.name]  # atomic writes leave no temporary file
