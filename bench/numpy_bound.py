@@ -13,7 +13,6 @@ properties come on top for numpy, so its time here is a lower bound on a numpy s
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -22,35 +21,24 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import fixpoint  # noqa: E402
 
 
-def numpy_op(kind: int, a: list[str], shown: Any) -> str:
-    """The numpy expression of one Z3 operator over operands already printed (arrays of a batch)."""
+def numpy_syntax() -> Any:
+    """The relation's operators written as numpy over a batch (operands are atoms, as in C)."""
     import z3
 
-    joined = {z3.Z3_OP_ADD: " + ", z3.Z3_OP_SUB: " - ", z3.Z3_OP_MUL: " * ", z3.Z3_OP_AND: " & ", z3.Z3_OP_OR: " | "}
-    binary = {z3.Z3_OP_LE: " <= ", z3.Z3_OP_LT: " < ", z3.Z3_OP_GE: " >= ", z3.Z3_OP_GT: " > ", z3.Z3_OP_EQ: " == ",
-              z3.Z3_OP_IFF: " == ", z3.Z3_OP_XOR: " != "}
-    if kind in joined:
-        return "(" + joined[kind].join(f"({x})" for x in a) + ")" if a else ("True" if kind == z3.Z3_OP_AND else "False")
-    if kind in binary and len(a) == 2:
-        return f"({a[0]}){binary[kind]}({a[1]})"
-    if kind == z3.Z3_OP_NOT:
-        return f"({a[0]}) == 0"
-    if kind == z3.Z3_OP_UMINUS:
-        return f"-({a[0]})"
-    if kind == z3.Z3_OP_ITE:
-        return f"np.where({a[0]}, {a[1]}, {a[2]})"
-    if kind == z3.Z3_OP_IMPLIES:
-        return f"(({a[0]}) == 0) | ({a[1]})"
-    if kind == z3.Z3_OP_MOD:
-        return f"np.mod({a[0]}, {a[1]})"
-    if kind == z3.Z3_OP_IDIV:
-        return f"np.floor_divide({a[0]}, {a[1]})"
-    if kind == z3.Z3_OP_DISTINCT:
-        return " & ".join(f"(({x}) != ({y}))" for i, x in enumerate(a) for y in a[i + 1:]) or "True"
-    raise ValueError(f"no numpy for {shown()}")
+    from mtgcheck.checkers import native
+
+    return native.Syntax(
+        nary={z3.Z3_OP_ADD: " + ", z3.Z3_OP_SUB: " - ", z3.Z3_OP_MUL: " * ", z3.Z3_OP_AND: " & ",
+              z3.Z3_OP_OR: " | "},
+        empty={z3.Z3_OP_AND: "True", z3.Z3_OP_OR: "False"}, binary=native.COMPARISONS,
+        templates={z3.Z3_OP_NOT: "({0} == 0)", z3.Z3_OP_UMINUS: "-{0}", z3.Z3_OP_ITE: "np.where({0}, {1}, {2})",
+                   z3.Z3_OP_IMPLIES: "({0} == 0) | {1}", z3.Z3_OP_MOD: "np.mod({0}, {1})",
+                   z3.Z3_OP_IDIV: "np.floor_divide({0}, {1})"},
+        distinct=("({0} != {1})", " & ", "True"), what="numpy")
 
 
 def relation_functions(cfg: Any) -> tuple[Any, list[Any], Any, int]:
@@ -76,17 +64,17 @@ def relation_functions(cfg: Any) -> tuple[Any, list[Any], Any, int]:
         exec(compile(src, f"<{name}>", "exec"), scope)
         return scope[name]
 
-    p = native.Printer(a_names, op=numpy_op, line="{name} = {expr}")
+    p = native.Printer(a_names, syntax=numpy_syntax(), line="{name} = {expr}")
     outs = [p.expr(z3.substitute(g, *true_en) if true_en else g) for g in enc.guards]
     guards = function("guards", "a", p, [f"return [{', '.join(outs)}]"])
     fa = flat(enc.a)
     effects = []
     for e in enc.raw:
-        p = native.Printer(a_names, op=numpy_op, line="{name} = {expr}")
+        p = native.Printer(a_names, syntax=numpy_syntax(), line="{name} = {expr}")
         writes = [f"m[{j}] = {p.expr(term(v))}" for j, (x, v) in enumerate(zip(fa, flat(e), strict=True))
                   if not term(v).eq(x)]
         effects.append(function("effect", "a", p, ["m = a.copy()", *writes, "return m"]))
-    p = native.Printer({v.get_id(): f"m[{i}]" for i, v in enumerate(flat(enc.m))}, op=numpy_op, line="{name} = {expr}")
+    p = native.Printer({v.get_id(): f"m[{i}]" for i, v in enumerate(flat(enc.m))}, syntax=numpy_syntax(), line="{name} = {expr}")
     rows = [p.expr(term(v)) for v in flat(enc.settled)]
     settle = function("settle", "m", p, [f"return np.stack([np.broadcast_to(x, m.shape[1:]) for x in ({', '.join(rows)},)])"])
     return guards, effects, settle, len(outs)
@@ -104,25 +92,15 @@ def successors(guards: Any, effects: list[Any], settle: Any, a: Any) -> int:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--config", default=str(ROOT / "examples" / "scale" / "01-plot-08.json"))
-    ap.add_argument("--no-write", action="store_true", help="print only; leave docs/figures.md alone")
-    args = ap.parse_args()
+    args = fixpoint.options(__doc__)
 
-    from mtgcheck.checkers import graph
-    from mtgcheck.configs import load_config
-    from mtgcheck.model.setup import build
     from mtgcheck.model.state import flat
-    from mtgcheck.properties.catalogue import PROPERTIES
 
-    conf = load_config(args.config)
-    cfg, _ = build(conf.position)
-    guards, effects, settle, _ = relation_functions(cfg)
     runs = []
     for _ in range(3):
-        _, ex = graph.check(conf, PROPERTIES, unbounded=True, max_states=None, timeout=3600, backend="native",
-                            keep_edges=False)
+        conf, ex = fixpoint.search(args.config)
         runs.append(ex.seconds / len(ex.states))
+    guards, effects, settle, _ = relation_functions(ex.cfg)
     c_per_state = statistics.median(runs)
     states = []
     for s in ex.states:
@@ -146,7 +124,6 @@ def main() -> None:
         print(f"batch {batch:>6}: numpy's successors {per_state * 1e6:.2f} us a state ({made / batch:.2f} a state), "
               f"the compiled search {c_per_state * 1e6:.2f} us a state: x{per_state / c_per_state:.1f}", flush=True)
     if not args.no_write:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
         from figures_doc import write_section
 
         write_section("graph search: a numpy evaluator against the compiled search", ["batch",

@@ -13,13 +13,13 @@ reduction must start from (docs/figures.md records it).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
 from typing import Any, Callable
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import fixpoint  # noqa: E402
 
 
 def dimensions() -> dict[str, Callable[[Any, Any], Any]]:
@@ -50,20 +50,12 @@ def _zero(v: Any) -> Any:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--config", default=str(ROOT / "examples" / "scale" / "01-plot-08.json"))
-    ap.add_argument("--no-write", action="store_true", help="print only; leave docs/figures.md alone")
-    args = ap.parse_args()
+    args = fixpoint.options(__doc__)
 
-    from mtgcheck.checkers import graph
     from mtgcheck.checkers.symmetry import canonicalizer
-    from mtgcheck.configs import load_config
-    from mtgcheck.properties.catalogue import PROPERTIES
 
-    conf = load_config(args.config)
     t0 = time.perf_counter()
-    _, ex = graph.check(conf, PROPERTIES, unbounded=True, max_states=None, timeout=3600, backend="native",
-                        keep_edges=False)
+    conf, ex = fixpoint.search(args.config)
     if not ex.fixpoint:
         sys.exit(f"{args.config}: the search stopped short of its fixpoint ({ex.stopped})")
     key = canonicalizer(ex.cfg, turns=True)
@@ -76,7 +68,6 @@ def main() -> None:
         rows.append([name, f"{distinct:,}", round(n / distinct, 2)])
         print(f"  {name:<22} {distinct:>12,} distinct without it   x{n / distinct:.2f}", flush=True)
     if not args.no_write:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
         from figures_doc import write_section
 
         write_section("graph search: where the states come from", ["dimension erased", "distinct states left",

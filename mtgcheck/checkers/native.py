@@ -85,10 +85,41 @@ def cache_dir() -> Path:
 
 # --- printing Z3 terms as C ------------------------------------------------------------
 
-_NARY = {z3.Z3_OP_ADD: " + ", z3.Z3_OP_SUB: " - ", z3.Z3_OP_MUL: " * ", z3.Z3_OP_AND: " && ",
-         z3.Z3_OP_OR: " || "}
-_BINARY = {z3.Z3_OP_LE: " <= ", z3.Z3_OP_LT: " < ", z3.Z3_OP_GE: " >= ", z3.Z3_OP_GT: " > ",
-           z3.Z3_OP_EQ: " == ", z3.Z3_OP_IFF: " == ", z3.Z3_OP_XOR: " != "}
+@dataclass(frozen=True)
+class Syntax:
+    """How each Z3 operator is written over operands already printed (atoms: temporaries,
+    state entries, numerals): C for the compiled search (:data:`C_SYNTAX`), numpy for a benchmark
+    (``bench/numpy_bound.py``) reading the same terms."""
+
+    nary: dict[int, str]  # operator -> the text between its operands
+    empty: dict[int, str]  # an n-ary operator of no operand -> its value
+    binary: dict[int, str]  # operator -> the text between its two operands
+    templates: dict[int, str]  # operator -> its text, operands as {0}, {1}, {2}
+    distinct: tuple[str, str, str]  # a pair's text ({0}, {1}), the text between pairs, no pair
+    what: str  # the language's name, for a term it cannot write
+
+    def write(self, kind: int, a: list[str], shown: Any) -> str:
+        if kind in self.nary:
+            return self.nary[kind].join(a) if a else self.empty[kind]
+        if kind in self.binary and len(a) == 2:
+            return a[0] + self.binary[kind] + a[1]
+        if kind in self.templates:
+            return self.templates[kind].format(*a)
+        if kind == z3.Z3_OP_DISTINCT:
+            pair, between, none = self.distinct
+            return between.join(pair.format(x, y) for i, x in enumerate(a) for y in a[i + 1:]) or none
+        raise Unsupported(f"no {self.what} for the term {shown()}")
+
+
+COMPARISONS = {z3.Z3_OP_LE: " <= ", z3.Z3_OP_LT: " < ", z3.Z3_OP_GE: " >= ", z3.Z3_OP_GT: " > ",
+            z3.Z3_OP_EQ: " == ", z3.Z3_OP_IFF: " == ", z3.Z3_OP_XOR: " != "}
+C_SYNTAX = Syntax(nary={z3.Z3_OP_ADD: " + ", z3.Z3_OP_SUB: " - ", z3.Z3_OP_MUL: " * ", z3.Z3_OP_AND: " && ",
+                        z3.Z3_OP_OR: " || "},
+                  empty={z3.Z3_OP_AND: "1", z3.Z3_OP_OR: "0"}, binary=COMPARISONS,
+                  templates={z3.Z3_OP_NOT: "!{0}", z3.Z3_OP_UMINUS: "-{0}", z3.Z3_OP_ITE: "{0} ? {1} : {2}",
+                             z3.Z3_OP_IMPLIES: "!{0} || {1}", z3.Z3_OP_MOD: "zmod({0}, {1})",
+                             z3.Z3_OP_IDIV: "zdiv({0}, {1})"},
+                  distinct=("{0} != {1}", " && ", "1"), what="C")
 
 
 class Printer:
@@ -99,12 +130,13 @@ class Printer:
     The terms are walked through Z3's C API (``z3core``): the Python wrappers cost about four times
     as much per node, and an effect has a thousand nodes.
 
-    ``op`` and ``line`` say how an operator and a statement are written (C by default; a
+    ``syntax`` and ``line`` say how an operator and a statement are written (C by default; a
     benchmark prints the same terms as numpy, ``bench/numpy_bound.py``)."""
 
-    def __init__(self, names: dict[int, str], op: Any = None, line: str = "const int {name} = {expr};") -> None:
+    def __init__(self, names: dict[int, str], syntax: Syntax | None = None,
+                 line: str = "const int {name} = {expr};") -> None:
         self.names = names
-        self.op = op or _c_op
+        self.op = _c_op if syntax is None else syntax.write
         self.line = line
         self.lines: list[str] = []
         self.done: dict[int, str] = {}
@@ -162,25 +194,7 @@ class Printer:
 
 def _c_op(kind: int, a: list[str], shown: Any) -> str:
     """The C expression of one Z3 operator applied to operands already printed (atoms)."""
-    if kind in _NARY:
-        return _NARY[kind].join(a) if a else ("1" if kind == z3.Z3_OP_AND else "0")
-    if kind in _BINARY and len(a) == 2:
-        return a[0] + _BINARY[kind] + a[1]
-    if kind == z3.Z3_OP_NOT:
-        return "!" + a[0]
-    if kind == z3.Z3_OP_UMINUS:
-        return "-" + a[0]
-    if kind == z3.Z3_OP_ITE:
-        return f"{a[0]} ? {a[1]} : {a[2]}"
-    if kind == z3.Z3_OP_IMPLIES:
-        return f"!{a[0]} || {a[1]}"
-    if kind == z3.Z3_OP_MOD:
-        return f"zmod({a[0]}, {a[1]})"
-    if kind == z3.Z3_OP_IDIV:
-        return f"zdiv({a[0]}, {a[1]})"
-    if kind == z3.Z3_OP_DISTINCT:
-        return " && ".join(f"{x} != {y}" for i, x in enumerate(a) for y in a[i + 1:]) or "1"
-    raise Unsupported(f"no C for the term {shown()}")
+    return C_SYNTAX.write(kind, a, shown)
 
 
 def _names(state: State, array: str) -> dict[int, str]:
