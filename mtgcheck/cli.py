@@ -149,7 +149,7 @@ def _interactive() -> bool:
 @click.option("--max-memory", "max_memory", type=click.IntRange(1, 10**7), default=None, metavar="MB",
               help="Graph search with --exhaustive: stop when the compiled search holds more than this many "
               "megabytes (its visited set and queue); the verdicts say what stopped the search.")
-@click.option("--fingerprints", is_flag=True, help="Graph search, compiled: keep a 64-bit fingerprint per visited "
+@click.option("--fingerprints", is_flag=True, help="Graph search with --exhaustive, compiled: keep a 64-bit fingerprint per visited "
               "state instead of the state itself (less memory). No exact proof: a search to its fixpoint says "
               "'holds', with a bound on the probability that two states shared a fingerprint.")
 @click.option("--graph-backend", type=click.Choice(list(GRAPH_BACKENDS)), default="auto", show_default=True,
