@@ -91,9 +91,9 @@ _Branch = tuple[dict[int, tuple[Cond, Any]], list[int]]
 
 def gather(cfg: Config) -> Iterable[Transition]:
     # The card registry's entries first: the rule modules read them as they build.
-    from . import card_texts, casting, leaving, legend, planechase, plot, resolution, turns  # noqa: F401
+    from . import card_texts, casting, lands, leaving, legend, planechase, plot, resolution, turns  # noqa: F401
 
-    for mod in (turns, plot, casting, resolution, legend, planechase, leaving):
+    for mod in (turns, plot, casting, resolution, legend, planechase, leaving, lands):
         yield from mod.transitions(cfg)
 
 

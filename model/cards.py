@@ -8,6 +8,7 @@ name is an error, never a silent drop.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from contextlib import contextmanager
 from functools import cache
@@ -55,6 +56,14 @@ class CardDef:
     is_test: bool = False
     text: str = ""
     supertypes: frozenset[str] = frozenset()
+    #: The costs above with their colours (CR 202.1), which only mana from lands tells apart
+    #: (:mod:`.payment`); the amounts above are theirs with X at 0.
+    plot_mana: ManaCost | None = None
+    flashback_mana: ManaCost | None = None
+    kicker_mana: ManaCost | None = None
+    #: What a land's mana ability adds (CR 605.1a, 305.6: a basic land's intrinsic ``{T}: Add
+    #: {G}``), "" for a card without one.
+    produces: str = ""
 
     @property
     def legendary(self) -> bool:
@@ -129,15 +138,34 @@ def _costs(text: str, field: str) -> tuple[ManaCost, ...]:
         raise FormatError(POOL_FILE, field, f"a mana cost ({str(exc)[:100]})", text) from None
 
 
-def _cost(rec: dict[str, Any], key: str, where: str) -> int | None:
+def _cost(rec: dict[str, Any], key: str, where: str) -> ManaCost | None:
     text = _field(rec, key, where, str)
     if text is None:
         return None
     try:
-        cost = parse_mana_cost(text)
+        return parse_mana_cost(text)
     except ValueError as exc:  # ManaCostError, or int() of a digit such as '²'
         raise FormatError(POOL_FILE, f"{where}.{key}", f"a mana cost ({str(exc)[:100]})", text) from None
-    return cost.amount
+
+
+def _amount(cost: ManaCost | None) -> int | None:
+    return None if cost is None else cost.amount
+
+
+#: A mana ability's text, as the pool writes the basic lands' (CR 305.6).
+_MANA_ABILITY = re.compile(r"\{T\}: Add \{([WUBRGC])\}\.")
+
+
+def _produces(types: frozenset[str], text: str, where: str) -> str:
+    """The colour a land's mana ability adds; a land whose text has none is refused, so that
+    no land silently adds nothing."""
+    if "Land" not in types:
+        return ""
+    m = _MANA_ABILITY.search(text)
+    if m is None:
+        raise FormatError(POOL_FILE, f"{where}.text", "a land's mana ability, '{T}: Add {C}.' with C one of WUBRGC",
+                          text[:60])
+    return m.group(1)
 
 
 def card_from_record(rec: dict[str, Any], where: str) -> CardDef:
@@ -169,6 +197,8 @@ def card_from_record(rec: dict[str, Any], where: str) -> CardDef:
             raise FormatError(POOL_FILE, f"{where}.{key}", "a number in a string", raw)
         return int(raw)
 
+    plot, flashback, kicker = (_cost(rec, k, where) for k in ("plot", "flashback", "kicker"))
+    text = _field(rec, "text", where, str, "")
     extra = _field(rec, "additionalCost", where, str)
     if extra not in (None, "sacrifice a creature"):
         raise FormatError(POOL_FILE, f"{where}.additionalCost", "'sacrifice a creature' or nothing", extra)
@@ -177,16 +207,18 @@ def card_from_record(rec: dict[str, Any], where: str) -> CardDef:
         types=types,
         faces=faces,
         keywords=keywords,
-        plot_cost=_cost(rec, "plot", where),
-        flashback_cost=_cost(rec, "flashback", where),
+        plot_cost=_amount(plot),
+        flashback_cost=_amount(flashback),
         flashback_life=_life(rec, where),
-        kicker_cost=_cost(rec, "kicker", where),
+        kicker_cost=_amount(kicker),
         sacrifice_creature=extra is not None,
         power=stat("power"),
         toughness=stat("toughness"),
         is_test=bool(_field(rec, "isTest", where, bool, False)),
-        text=_field(rec, "text", where, str, ""),
+        text=text,
         supertypes=_names(rec, "supertypes", where, SUPERTYPES),
+        plot_mana=plot, flashback_mana=flashback, kicker_mana=kicker,
+        produces=_produces(types, text, where),
     )
 
 

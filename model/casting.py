@@ -8,6 +8,7 @@ the order a judge would check them; the effect moves the card to the stack (601.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import product
 from typing import Any, Iterable
 
@@ -16,6 +17,7 @@ from .cards import Face
 from .common import acting, is_main_phase, sorcery_timing
 from .config import Config, Slot
 from .logic import Or, Sum, put
+from .payment import Cost, cost_conds, lands_of, pay, spends
 from .planechase import faceup_index
 from .state import (BATTLEFIELD, EXILE, FB_MANA_COST, FB_NONE, FB_PRINTED, FLASHBACK, FREE, GRAVEYARD, HAND, LEFT,
                     NORMAL, PL_FACEUP, PLOTTED, RIGHT, STACK, WHOLE, State)
@@ -63,23 +65,45 @@ def _instances(cfg: Config, j: int, sl: Slot) -> Iterable[Action]:
             fbs = (FB_NONE,)
         tgts = target_domain(cfg, face_rules(face.name).target, j)
         for x, k, fb, t, sac in product(xs, kicks, fbs, tgts, sacs):
-            yield Action("cast", p, card=j, how=how, x=x, kicker=k, half=half, flashback=fb, target=t, sacrifice=sac)
+            a = Action("cast", p, card=j, how=how, x=x, kicker=k, half=half, flashback=fb, target=t, sacrifice=sac)
+            for spend in spends(cfg, p, _most_generic(cfg, a)):
+                yield replace(a, spend=spend)
+
+
+def _most_generic(cfg: Config, a: Action) -> int:
+    """The most generic mana the cast ``a`` can cost: its base and kicker's generic, and
+    what every cost increase could add (at most all the caster's mana)."""
+    raises = any(card_rules(sl.card.name).cost_increase is not None for sl in cfg.slots)
+    return cast_cost(cfg, None, a, increases=False).generic + (lands_of(cfg, a.player) if raises else 0)
+
+
+def cast_cost(cfg: Config, s: State | None, a: Action, increases: bool = True) -> Cost:
+    """CR 601.2f: the mana cost or the alternative cost, plus additional costs and increases
+    (``increases=False``: without the increases, which read the state)."""
+    card = cfg.slots[a.card].card
+    face = face_of(card.faces, a.half)
+    if a.how == NORMAL or (a.how == FLASHBACK and a.flashback != FB_PRINTED):
+        # CR 107.3a: X is chosen, and paid; Otaria ruling 8: with flashback equal to the mana
+        # cost, that half's mana cost, X chosen and paid.
+        base = Cost(face.cost.generic + a.x, face.cost.coloured)
+    elif a.how == FLASHBACK:
+        fb = card.flashback_mana
+        assert fb is not None  # only a card with a printed flashback cost has the instance
+        base = Cost(fb.generic, fb.coloured)
+    else:
+        base = Cost(0)  # CR 118.9: "without paying its mana cost"
+    kick = card.kicker_mana if a.kicker else None  # CR 118.8: kicker may join any cost (ruling 5)
+    if kick is not None:
+        base = Cost(base.generic + kick.generic, base.coloured + kick.coloured)
+    if increases:
+        assert s is not None
+        base = Cost(base.generic + cost_increases(cfg, s, a.player, a.how), base.coloured)
+    return base
 
 
 def total_cost(cfg: Config, s: State, a: Action) -> Any:
-    """CR 601.2f: the mana cost or the alternative cost, plus additional costs and increases."""
-    card = cfg.slots[a.card].card
-    face = face_of(card.faces, a.half)
-    if a.how == NORMAL:
-        base: Any = face.cost.amount + a.x  # CR 107.3a: X is chosen, and paid
-    elif a.how == FLASHBACK and a.flashback == FB_PRINTED:
-        base = card.flashback_cost
-    elif a.how == FLASHBACK:
-        base = face.cost.amount + a.x  # Otaria ruling 8: that half's mana cost; X chosen and paid
-    else:
-        base = 0  # CR 118.9: "without paying its mana cost"
-    kick = card.kicker_cost if a.kicker else 0  # CR 118.8: kicker may join any cost (ruling 5)
-    return base + kick + cost_increases(cfg, s, a.player, a.how)
+    """CR 601.2f: the amount of the total cost (:func:`cast_cost`)."""
+    return cast_cost(cfg, s, a).amount
 
 
 def _conds(cfg: Config, a: Action) -> list[Cond]:
@@ -137,8 +161,9 @@ def _conds(cfg: Config, a: Action) -> list[Cond]:
         else:
             conds.append(Cond("cost.sacrifice", "118.8", "the mandatory additional cost (sacrifice a creature) "
                               "can't be paid", lambda s: s.zone[sac] == BATTLEFIELD))
-    conds.append(Cond("cost.mana", "601.2g", "not enough mana to pay the total cost",
-                      lambda s: s.mana[p] >= total_cost(cfg, s, a)))
+    conds += cost_conds(cfg, p, lambda s: cast_cost(cfg, s, a), a.spend,
+                        Cond("cost.mana", "601.2g", "not enough mana to pay the total cost",
+                             lambda s: s.mana[p] >= total_cost(cfg, s, a)))
     if a.how == FLASHBACK and a.flashback == FB_PRINTED and card.flashback_life:
         life = card.flashback_life
         conds.append(Cond("cost.life", "119.4", f"not enough life to pay {life} life",
@@ -149,7 +174,7 @@ def _conds(cfg: Config, a: Action) -> list[Cond]:
 def cast_effect(cfg: Config, s: State, a: Action) -> State:
     j, p, card = a.card, a.player, cfg.slots[a.card].card
     face = face_of(card.faces, a.half)
-    cost = total_cost(cfg, s, a)
+    cost = cast_cost(cfg, s, a)
     tgt_oid = s.oid[a.target - cfg.players] if a.target >= cfg.players else 0
     # CR 601.2a: the card moves to the stack (a new object: CR 400.7).
     s = move(cfg, s, [k == j for k in range(cfg.n)], STACK)
@@ -168,9 +193,9 @@ def cast_effect(cfg: Config, s: State, a: Action) -> State:
         fb_exile=put(s.fb_exile, j, 1 if fb_mark else 0),
         target=put(s.target, j, a.target), target_oid=put(s.target_oid, j, tgt_oid),
         # CR 601.2h: pay the total cost (mana, and life for Deep Analysis's flashback).
-        mana=put(s.mana, p, s.mana[p] - cost), life=put(s.life, p, s.life[p] - life),
-        last_cast=put(s.last_cast, j, s.turn),
+        life=put(s.life, p, s.life[p] - life), last_cast=put(s.last_cast, j, s.turn),
     )
+    s = pay(cfg, s, p, cost, a.spend)
     if a.sacrifice >= 0:
         # CR 118.8 / 601.2h: the mandatory additional cost is paid with the rest.
         s = move(cfg, s, [k == a.sacrifice for k in range(cfg.n)], GRAVEYARD)
@@ -204,4 +229,4 @@ def transitions(cfg: Config) -> Iterable[Transition]:
             yield Transition(a, "cast", "601.2", tuple(_conds(cfg, a)), lambda s, a=a: cast_effect(cfg, s, a))
 
 
-__all__ = ["transitions", "total_cost", "otaria_up", "cost_increases", "faceup_index", "FROM_ZONE"]
+__all__ = ["transitions", "total_cost", "cast_cost", "otaria_up", "cost_increases", "faceup_index", "FROM_ZONE"]

@@ -49,6 +49,7 @@ EFFECT_CLAUSES: dict[str, str] = {
     "planechase.roll-cost-rises": "116.2i",  # the N-th extra roll in a turn costs N
     "settle.unanswerable-choice-removed": "603.3d",  # a choice with no legal answer left is removed
     "turns.planar-control-follows-turn": "901.6",
+    "turns.pool-empties": "500.4",  # with lands, unused mana empties when a step ends
     "turns.skip-left-player": "800.4p",  # a player who left takes no turn
     "zones.fresh-oid": "400.7",  # a new object on every zone change
     "zones.plotted-ends-on-move": "400.7",  # a plotted card that leaves exile is no longer plotted
@@ -74,6 +75,10 @@ class Config:
     extra_slots: int = 4
     variant: str | None = None
     disabled: frozenset[str] = field(default_factory=frozenset)
+    #: Mana as real engines have it (:mod:`.payment`): lands are played (CR 305) and tapped
+    #: for coloured mana (CR 605, 106), costs check their colours (CR 601.2g-h) and pools
+    #: empty between steps (CR 500.4).  False: the abstract amount each player gets each turn.
+    lands: bool = False
     # The hash, worked out once: every per-configuration cache (``lru_cache`` on the
     # configuration) hashes it on every call, and hashing the card pool field by field cost
     # a quarter of the graph search's time.
@@ -82,6 +87,8 @@ class Config:
     def __post_init__(self) -> None:
         if not 2 <= self.players <= 4:
             raise ValueError("a configuration has 2 to 4 players")
+        if self.lands and any(self.mana_per_turn):
+            raise ValueError("with lands, mana comes from tapping them: no mana per turn")
         if self.variant is not None and self.variant not in VARIANTS:
             raise ValueError(f"unknown rule variant {self.variant!r}")
         object.__setattr__(self, "_hash", hash(self._values()))
@@ -101,6 +108,20 @@ class Config:
     @property
     def n(self) -> int:
         return len(self.slots)
+
+    def land_count(self, colour: str) -> int:
+        """With lands, the most lands of one player that add ``colour``: the bound of that
+        player's pool of it (each land adds one mana a turn); 0 without lands."""
+        if not self.lands:
+            return 0
+        return max(sum(1 for sl in self.slots if sl.owner == p and sl.card.produces == colour)
+                   for p in range(self.players))
+
+    @property
+    def pool_colours(self) -> str:
+        """The colours some land of the configuration adds (WUBRG order); "" without lands."""
+        made = {sl.card.produces for sl in self.slots} if self.lands else set()
+        return "".join(c for c in "WUBRG" if c in made)
 
     @property
     def planechase(self) -> bool:

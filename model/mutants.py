@@ -79,6 +79,12 @@ MUTANTS: tuple[Mutant, ...] = (
        ("settle.unanswerable-choice-removed",), "break-aven", depth=7),
     _m("stack-not-renumbered", "405.2", "stack positions are not renumbered when objects leave",
        ("zones.stack-renumbered",), "break-bolt"),
+    _m("two-lands-a-turn", "305.2", "a player may play a second land in one turn",
+       ("land.one-per-turn",), "break-lands"),
+    _m("colours-unchecked", "107.4a", "a coloured mana symbol may be paid with mana of another colour",
+       ("cost.colours",), "break-lands"),
+    _m("mana-pool-kept", "500.4", "unused mana stays in the pool when a step ends",
+       ("turns.pool-empties",), "break-lands"),
 )
 
 BY_ID = {m.id: m for m in MUTANTS}

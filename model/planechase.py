@@ -6,13 +6,15 @@ the single communal deck of CR 901.15), face up, or out of the game.
 
 from __future__ import annotations
 
+from itertools import product
 from typing import Any, Iterable
 
 from .card_rules import plane_rules, register_ability
 from .vocabulary import ROLL_RESULTS, Action, Cond, Transition
 from .common import acting, is_main_phase
 from .config import Config
-from .logic import And, Count, If, Not, Or, first, is_sym, put
+from .logic import And, Count, If, Not, Or, first, is_sym
+from .payment import Cost, cost_conds, lands_of, pay, spends
 from .state import AB_CHAOS, AB_PLANESWALK, PL_DECK, PL_FACEUP, PL_OUT, State
 from .turns import after_action
 from .zones import new_objects, push_ability
@@ -98,7 +100,7 @@ def transitions(cfg: Config) -> Iterable[Transition]:
     if not cfg.planechase:
         return
     for p in range(cfg.players):
-        for res in ROLL_RESULTS:
+        for res, spend in product(ROLL_RESULTS, spends(cfg, p, lands_of(cfg, p))):
             conds = (
                 *acting(cfg, p),
                 Cond("roll.active-player", "901.9", "only the active player may roll the planar die",
@@ -107,18 +109,20 @@ def transitions(cfg: Config) -> Iterable[Transition]:
                      lambda s: is_main_phase(s)),
                 Cond("roll.stack-empty", "901.9", "the planar die is rolled only while the stack is empty",
                      lambda s: s.stack_size == 0),
-                Cond("roll.cost", "116.2i", "not enough mana to pay {N} for the N-th extra roll this turn",
-                     lambda s, p=p: s.mana[p] >= roll_cost(s)),
+                *cost_conds(cfg, p, lambda s: Cost(roll_cost(s)), spend,
+                            Cond("roll.cost", "116.2i", "not enough mana to pay {N} for the N-th extra roll this turn",
+                                 lambda s, p=p: s.mana[p] >= roll_cost(s))),
             )
-            yield Transition(Action("roll", p, result=res), f"roll.{res}", "901.9", conds,
-                             lambda s, p=p, res=res: _roll(cfg, s, p, res))
+            yield Transition(Action("roll", p, result=res, spend=spend), f"roll.{res}", "901.9", conds,
+                             lambda s, p=p, res=res, spend=spend: _roll(cfg, s, p, res, spend))
 
 
-def _roll(cfg: Config, s: State, p: int, res: str) -> State:
+def _roll(cfg: Config, s: State, p: int, res: str, spend: tuple[int, ...]) -> State:
     # CR 116.2i: pay {N} for the N-th extra roll (mutant clause "planechase.roll-cost-rises":
     # every roll is free).
     cost = roll_cost(s) if cfg.on("planechase.roll-cost-rises") else 0
-    s = s.replace(mana=put(s.mana, p, s.mana[p] - cost), rolls=s.rolls + 1)
+    s = pay(cfg, s, p, Cost(cost), spend if cfg.on("planechase.roll-cost-rises") else (0,) * len(spend))
+    s = s.replace(rolls=s.rolls + 1)
     fu = faceup_index(cfg, s)
     oid = first([fu == k for k in range(len(cfg.planes))], [s.pl_oid[k] for k in range(len(cfg.planes))], 0)
     # CR 901.9 names no face-up plane among the conditions of the roll: with none (CR

@@ -47,6 +47,8 @@ class Position:
     planechase: PlanarSetup | None = None
     left: tuple[int, ...] = ()
     extra_turns: tuple[int, ...] = ()  # next one first
+    #: Mana from lands (``Config.lands``) instead of the abstract amount ``mana`` each turn.
+    lands: bool = False
 
     def card(self, card_id: str) -> CardPlacement:
         """The card slot with this id (ids are unique: the scenario loader checks it)."""
@@ -70,7 +72,8 @@ def build(pos: Position, *, max_x: int = 3, variant: str | None = None,
                 planes.append(PlaneSlot(f"plane:{d}:{i}", plane_def(name), -1 if pc.communal else d))
     cfg = Config(players=pos.players, slots=slots, mana_per_turn=pos.mana, planes=tuple(planes),
                  communal=bool(pc and pc.communal), max_x=max_x, ability_slots=ability_slots,
-                 extra_slots=max(extra_slots, len(pos.extra_turns) + 2), variant=variant, disabled=disabled)
+                 extra_slots=max(extra_slots, len(pos.extra_turns) + 2), variant=variant, disabled=disabled,
+                 lands=pos.lands)
     return cfg, initial_state(cfg, pos)
 
 
@@ -115,7 +118,7 @@ def initial_state(cfg: Config, pos: Position) -> State:
     vals.update(
         turn=pos.turn, active=pos.active, normal_turn=pos.active, step=STEPS.index(pos.step), priority=pos.active, passes=0,
         game_over=1 if sum(in_game) <= 1 else 0, next_oid=oid, stack_size=0, pending=0,
-        pending_player=-1, pending_src=-1, overflow=0,
+        pending_player=-1, pending_src=-1, overflow=0, land_played=0,
         in_game=in_game, life=tuple(pos.life), mana=tuple(pos.mana),
         zone=tuple(zone), pos=tuple(lpos), oid=tuple(oids), plotted=tuple(plotted),
         target=(-1,) * cfg.n, ab_target=(-1,) * cfg.ability_slots,
@@ -142,4 +145,4 @@ def position_of_state(cfg: Config, base: Position, s: State) -> Position:
         cards.append(CardPlacement(c.id, c.card, c.owner, z, s.plotted[j] if z == "exile" and s.plotted[j] else None))
     return Position(players=base.players, turn=base.turn, active=base.active, step=base.step, life=base.life,
                     mana=base.mana, cards=tuple(cards), planechase=base.planechase, left=base.left,
-                    extra_turns=base.extra_turns)
+                    extra_turns=base.extra_turns, lands=base.lands)

@@ -139,10 +139,18 @@ class State(tuple):
     pending_player: Any = decl(_S, PLAYER, none=True)
     pending_src: Any = decl(_S, SLOT, none=True)
     overflow: Any = decl(_S, BOOL)  # 1 when a bound of the configuration was hit (never silent)
+    land_played: Any = decl(_S, NUM, hi=lambda c: int(c.lands))  # lands the active player played this turn (CR 305.2)
     # players
     in_game: tuple = decl(_P, BOOL)
     life: tuple = decl(_P, NUM, lo=None)
-    mana: tuple = decl(_P, NUM)
+    mana: tuple = decl(_P, NUM)  # the amount in the player's mana pool (CR 106.4); with lands, of any colour
+    # With lands (``Config.lands``): how much of ``mana`` is of each colour (CR 106.1b); the
+    # rest is colourless.  Without, 0: abstract mana pays any cost.
+    pool_w: tuple = decl(_P, NUM, hi=lambda c: c.land_count("W"))
+    pool_u: tuple = decl(_P, NUM, hi=lambda c: c.land_count("U"))
+    pool_b: tuple = decl(_P, NUM, hi=lambda c: c.land_count("B"))
+    pool_r: tuple = decl(_P, NUM, hi=lambda c: c.land_count("R"))
+    pool_g: tuple = decl(_P, NUM, hi=lambda c: c.land_count("G"))
     drew_empty: tuple = decl(_P, BOOL)  # CR 704.5b
     # card slots; ``reset``: what a zone change puts back (CR 400.7: a new object)
     zone: tuple = decl(_C, ENUM, ZONES)
@@ -163,6 +171,7 @@ class State(tuple):
     power_bonus: tuple = decl(_C, NUM, reset=0)  # until end of turn: +N/+0 and +N/+N effects (CR 613.4c)
     toughness_bonus: tuple = decl(_C, NUM, reset=0)  # kept apart from power: prowess is +1/+1, Show-Off's pump +2/+0
     last_cast: tuple = decl(_C, TURN)  # history: the turn it was last cast (0 never)
+    tapped: tuple = decl(_C, NUM, hi=lambda c: int(c.lands), reset=0)  # CR 110.5: a new object enters untapped (400.7)
     # triggered abilities on the stack; ``reset``: what a removal from the stack puts back
     ab_kind: tuple = decl(_A, ENUM, ABILITIES, reset=AB_NONE)
     ab_ctrl: tuple = decl(_A, PLAYER, reset=0)

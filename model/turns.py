@@ -7,12 +7,13 @@ stack, end the step (after the end step, begin the next turn).
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 
 from .vocabulary import Action, Cond, Transition
 from .common import acting, n_in_game, next_in_game, receiver_of_priority
 from .config import Config
 from .logic import And, Count, If, Not, at, put
+from .payment import empty_pools
 from .state import BEGINNING, END, State, branch
 from .zones import draw
 
@@ -53,6 +54,7 @@ def transitions(cfg: Config) -> Iterable[Transition]:
 
 def end_step(cfg: Config, s: State) -> State:
     """CR 500.2: the step ends; the next begins. After the end step, the next turn."""
+    s = empty_pools(cfg, s)  # CR 500.4: unused mana empties (with lands)
     return branch(s.step == END, lambda: next_turn(cfg, s),
                     lambda: give_priority_to_active(cfg, s.replace(step=s.step + 1)))
 
@@ -64,6 +66,16 @@ def cleanup(cfg: Config, s: State) -> State:
     Slickshot Show-Off and prowess's +1/+1, flashback granted by Past in Flames or Snapcaster Mage)."""
     n = cfg.n
     return s.replace(damage=(0,) * n, power_bonus=(0,) * n, toughness_bonus=(0,) * n, granted_fb=(0,) * n, chaos_extra=0)
+
+
+def untap_step(cfg: Config, s: State, active: Any) -> State:
+    """With lands: CR 502.3, the active player untaps their permanents (their lands: no other
+    permanent of the model taps); CR 305.2, they have played no land yet this turn."""
+    if not cfg.lands:
+        return s
+    lands = cfg.slots_where(lambda sl: sl.card.is_("Land"))
+    tapped = tuple(If(active == cfg.slots[j].owner, 0, t) if j in lands else t for j, t in enumerate(s.tapped))
+    return s.replace(tapped=tapped, land_played=0)
 
 
 def next_turn(cfg: Config, s: State) -> State:
@@ -89,6 +101,7 @@ def next_turn(cfg: Config, s: State) -> State:
         turn=s.turn + 1, active=nxt, normal_turn=If(has_extra, s.normal_turn, nxt), step=BEGINNING, rolls=0, passes=0, priority=nxt,
         mana=tuple(If(nxt == p, cfg.mana_per_turn[p], s.mana[p]) for p in range(cfg.players)),
     )
+    s = untap_step(cfg, s, nxt)
     if cfg.planechase and cfg.on("turns.planar-control-follows-turn"):
         # CR 901.6: the planar controller is normally the active player (mutant clause
         # "turns.planar-control-follows-turn": the planar controller stays who it was).

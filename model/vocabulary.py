@@ -24,8 +24,8 @@ from .state import FLASHBACKS, HALVES, HAND, HOWS, LIBRARY, PENDINGS, STACK, STE
 # the ability kinds are the card registry's (``.card_rules``), which allocates them.
 
 #: What a player does (an :class:`Action`'s ``verb``): CR 117.3d, 702.170a, 601.2, 608.2d,
-#: 901.9, 104.3a.
-VERBS = ("pass", "plot", "cast", "choose", "roll", "leave")
+#: 901.9, 104.3a; with lands, 305.1 (play a land) and 605.3a (tap one for mana).
+VERBS = ("pass", "plot", "cast", "choose", "roll", "leave", "play", "tap")
 #: The zones a card may start in; ``stack`` and ``outside`` (left the game with its owner,
 #: CR 800.4a) are reached by playing only.
 SETUP_ZONES = tuple(z for i, z in enumerate(ZONES) if i not in (STACK, OUTSIDE))
@@ -61,6 +61,8 @@ class Action:
     cards: tuple[int, ...] = ()
     result: str = ""
     source: str = ""  # plot: "hand" or "library"
+    #: With lands: how much of the generic cost each pool colour pays (:mod:`.payment`).
+    spend: tuple[int, ...] = ()
 
 
 #: Every guard condition id of the catalogue (``Cond.id``; each Cond carries its CR number):
@@ -80,6 +82,7 @@ GUARD_CONDITIONS: frozenset[str] = frozenset({
     "stack.top-card", "timing.main-phase", "timing.own-turn", "timing.stack-empty",
     "cost.life", "legend.clash", "legend.on-battlefield", "plot.fblthp",
     "plot.library-top", "trigger.target",
+    "cost.colours", "land.in-hand", "land.one-per-turn", "tap.on-battlefield", "tap.untapped",
 })
 
 

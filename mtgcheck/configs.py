@@ -70,6 +70,20 @@ BUILTIN: tuple[CheckConfig, ...] = (
                  planechase=PlanarSetup(decks=(("Test Plane Tally Grounds",), (), ()), plane="Otaria",
                                         plane_owner=1, plane_counters=0, controller=0)),
         max_turn=2, depth=10),
+    CheckConfig(
+        "lands",
+        # Mana from lands (CR 305, 605, 107.4, 500.4): each player has an Island out and a land
+        # in hand; Lightning Bolt and Think Twice need their colours, Counterspell two Islands.
+        Position(players=2, turn=1, active=0, step="main1", life=(20, 20), mana=(0, 0), lands=True,
+                 cards=(C("island0", "Island", 0, "battlefield"),
+                        C("mountain0", "Mountain", 0, "hand"),
+                        C("bolt", "Lightning Bolt", 0, "hand"),
+                        C("twice", "Think Twice", 0, "hand"),
+                        C("island1", "Island", 1, "battlefield"),
+                        C("island1b", "Island", 1, "hand"),
+                        C("counter", "Counterspell", 1, "hand"),
+                        *library_of(0, 1), *library_of(1, 1, "Mountain"))),
+        max_turn=2, depth=10),
 )
 
 
@@ -168,8 +182,16 @@ AVEN = _conf("break-aven", Position(
     cards=(C("bolt", "Lightning Bolt", 0, "hand"), C("aven", "Aven Interrupter", 1, "hand"))),
     max_turn=1, depth=8)
 
+# Mana from lands: two lands in hand, one on the battlefield of each colour Lightning Bolt
+# and Think Twice need, so a second land play, an unchecked colour and a kept pool each show.
+LANDS = _conf("break-lands", Position(
+    players=2, turn=1, active=0, step="main1", life=(20, 20), mana=(0, 0), lands=True,
+    cards=(C("island", "Island", 0, "battlefield"), C("mountain", "Mountain", 0, "hand"),
+           C("island2", "Island", 0, "hand"), C("bolt", "Lightning Bolt", 0, "hand"),
+           C("twice", "Think Twice", 0, "hand"), *_libs(1, 1))), max_turn=1)
+
 SMALL: dict[str, CheckConfig] = {c.name: c for c in (PLOT, LUCK, RITES, FLASHBACK, HAND_FLASHBACK, BOLT, OTARIA,
-                                                     TALLY, EXTRA_TURN, COUNTER, AVEN)}
+                                                     TALLY, EXTRA_TURN, COUNTER, AVEN, LANDS)}
 
 
 # --- configuration files (format mtgcheck.config/1, docs/config.md) ---------------------

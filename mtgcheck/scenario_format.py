@@ -78,11 +78,13 @@ EXPECT_ZONES = ZONES
 #: The argument keys each verb takes (besides ``player``, ``do`` and ``expect``).
 VERB_ARGUMENTS: Mapping[str, tuple[str, ...]] = {
     "pass": (),
-    "plot": ("card", "from"),
-    "cast": ("card", "how", "x", "kicker", "half", "targets", "sacrifice", "flashback"),
+    "plot": ("card", "from", "spend"),
+    "cast": ("card", "how", "x", "kicker", "half", "targets", "sacrifice", "flashback", "spend"),
     "choose": ("cards",),
-    "roll": ("result",),
+    "roll": ("result", "spend"),
     "leave": (),
+    "play": ("card",),
+    "tap": ("card",),
 }
 
 # The schema's patterns, again, matched with re.fullmatch: jsonschema uses re.search, where
@@ -353,6 +355,10 @@ class _Semantics:
         for key in ("life", "mana"):
             if key in setup:
                 self.per_player((*where, key), setup[key])
+        if setup.get("mana_rules") == "lands" and any(setup.get("mana", ())):
+            # With lands, mana comes from tapping them (CR 605); no pool starts full.
+            self.add((*where, "mana"), "zeros (with mana_rules lands, mana comes from tapping lands)",
+                     setup["mana"])
         for i, index in enumerate(setup.get("extra_turns", ())):
             self.player((*where, "extra_turns", i), index)
         first_use: dict[str, int] = {}
@@ -525,6 +531,7 @@ def _build(doc: dict[str, Any], path: str) -> Scenario:
         planechase=planechase,
         left=tuple(setup.get("left", ())),
         extra_turns=tuple(setup.get("extra_turns", ())),
+        lands=setup.get("mana_rules") == "lands",
     )
     actions = tuple(
         ActionSpec(index=i, player=action["player"], verb=action["do"],

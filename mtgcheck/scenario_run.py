@@ -6,7 +6,7 @@ an illegal action changes nothing; the final expectations compare only the keys 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mtgcheck.errors import FormatError
@@ -76,7 +76,28 @@ _HALF = {"left": 1, "right": 2}
 
 
 def to_action(cfg: Config, sc: Scenario, spec: ActionSpec, s: State) -> Action:
-    """Translate one scenario action into the model's vocabulary."""
+    """Translate one scenario action into the model's vocabulary.  With lands, an action
+    that pays mana and gives no ``spend`` pays the generic cost the one way the pool allows
+    (:func:`unique_spend`)."""
+    a = _to_action(cfg, sc, spec, s)
+    if cfg.lands and a.verb in ("cast", "plot", "roll") and "spend" not in spec.args:
+        a = unique_spend(cfg, sc, spec, s, a)
+    return a
+
+
+def unique_spend(cfg: Config, sc: Scenario, spec: ActionSpec, s: State, a: Action) -> Action:
+    """``a`` with the one ``spend`` that makes it legal in ``s``; if none does, ``a`` as it is
+    (the rules then say why it is refused); if several do, a FormatError asking for ``spend``
+    (the pool left after paying differs, so the file must say which)."""
+    ways = [b for b in catalogue(cfg).by_action if replace(b, spend=a.spend) == a and enabled_transition(cfg, s, b)]
+    if len(ways) > 1:
+        shown = "; ".join(", ".join(f"{c}: {n}" for c, n in zip(cfg.pool_colours, b.spend, strict=True)) for b in ways)
+        raise FormatError(sc.path, f"actions[{spec.index}].spend", f"which mana pays the generic cost: the pool "
+                          f"allows several ways ({shown})", "none")
+    return ways[0] if ways else a
+
+
+def _to_action(cfg: Config, sc: Scenario, spec: ActionSpec, s: State) -> Action:
     slot = {sl.id: j for j, sl in enumerate(cfg.slots)}
     where = f"actions[{spec.index}]"
     args, p = spec.args, spec.player
@@ -86,12 +107,15 @@ def to_action(cfg: Config, sc: Scenario, spec: ActionSpec, s: State) -> Action:
 
     if spec.verb in ("pass", "leave"):
         return Action(spec.verb, p)
+    if spec.verb in ("play", "tap"):
+        return Action(spec.verb, p, card=card_of("card"))
+    spend = spend_of(cfg, sc, spec)
     if spec.verb == "plot":
         j = card_of("card")
         src = args.get("from") or ("library" if s.zone[j] == 0 else "hand")
-        return Action("plot", p, card=j, source=src)
+        return Action("plot", p, card=j, source=src, spend=spend)
     if spec.verb == "roll":
-        return Action("roll", p, result=args["result"])
+        return Action("roll", p, result=args["result"], spend=spend)
     if spec.verb == "choose":
         return Action("choose", p, cards=tuple(sorted(slot[c] for c in args.get("cards", []))))
     # cast
@@ -121,14 +145,31 @@ def to_action(cfg: Config, sc: Scenario, spec: ActionSpec, s: State) -> Action:
         fbname = args.get("flashback")
         fb = FB_PRINTED if fbname == "printed" or (fbname is None and card.flashback_cost is not None) else FB_MANA_COST
     return Action("cast", p, card=j, how=how, x=args.get("x", 0), kicker=1 if args.get("kicker") else 0,
-                  half=half, flashback=fb, target=t, sacrifice=slot[sac[0]] if sac else -1)
+                  half=half, flashback=fb, target=t, sacrifice=slot[sac[0]] if sac else -1, spend=spend)
+
+
+def spend_of(cfg: Config, sc: Scenario, spec: ActionSpec) -> tuple[int, ...]:
+    """The action's ``spend`` in the model's order (the configuration's pool colours): with
+    lands, each colour's share of the generic cost (absent: 0); without, none may be given."""
+    given = spec.args.get("spend", {})
+    where = f"actions[{spec.index}].spend"
+    if not cfg.lands:
+        if given:
+            raise FormatError(sc.path, where, "no spend: with abstract mana any mana pays any cost "
+                              "(setup.mana_rules is not 'lands')", given)
+        return ()
+    for colour in given:
+        if colour not in cfg.pool_colours:
+            raise FormatError(sc.path, f"{where}.{colour}", f"a colour some land of the setup adds "
+                              f"({', '.join(cfg.pool_colours) or 'none'})", colour)
+    return tuple(given.get(c, 0) for c in cfg.pool_colours)
 
 
 def describe(cfg: Config, a: Action) -> str:
     """A short, readable rendering of an action."""
     ids = [sl.id for sl in cfg.slots]
     out = f"player {a.player} {a.verb}"
-    if a.verb in ("plot", "cast"):
+    if a.verb in ("plot", "cast", "play", "tap"):
         out += f" {ids[a.card]}"
     if a.verb == "plot" and a.source == "library":
         out += " from library"
@@ -149,6 +190,8 @@ def describe(cfg: Config, a: Action) -> str:
         out += " [" + ", ".join(ids[k] for k in a.cards) + "]"
     if a.verb == "roll":
         out += f" {a.result}"
+    if any(a.spend):
+        out += " paying generic with " + ", ".join(f"{n} {c}" for c, n in zip(cfg.pool_colours, a.spend, strict=True) if n)
     return out
 
 

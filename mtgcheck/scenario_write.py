@@ -26,6 +26,8 @@ def setup_of(pos: Position) -> dict[str, Any]:
         cards.append(d)
     out: dict[str, Any] = {"players": pos.players, "turn": pos.turn, "active": pos.active, "step": pos.step,
                            "life": list(pos.life), "mana": list(pos.mana), "cards": cards}
+    if pos.lands:
+        out["mana_rules"] = "lands"
     pc = pos.planechase
     out["planechase"] = None if pc is None else {
         "decks": [list(d) for d in pc.decks],
@@ -67,6 +69,10 @@ def action_doc(cfg: Config, a: Action, *, verdict: str = "legal",
         d["cards"] = [ids[k] for k in a.cards]
     elif a.verb == "roll":
         d["result"] = a.result
+    elif a.verb in ("play", "tap"):
+        d["card"] = ids[a.card]
+    if any(a.spend):
+        d["spend"] = {c: n for c, n in zip(cfg.pool_colours, a.spend, strict=True) if n}
     d["expect"] = verdict if after is None else {"verdict": verdict, **after}
     return d
 

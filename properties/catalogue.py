@@ -11,6 +11,7 @@ from typing import Any
 
 from mtgcheck.model.common import is_main_phase
 from mtgcheck.model.logic import And, Count, Implies, Not, Or, is_sym, live
+from mtgcheck.model.payment import POOL_FIELDS
 from mtgcheck.model.state import (BATTLEFIELD, EXILE, FLASHBACK, FREE, GRAVEYARD, NORMAL, OUTSIDE, PL_DECK,
                                   PLOTTED, STACK)
 
@@ -199,6 +200,30 @@ def fresh_ids(cfg, s, t, s2):  # type: ignore[no-untyped-def]
                  for j in range(cfg.n)])
 
 
+# --- mana from lands (Config.lands) --------------------------------------------------------
+
+def one_land_per_turn(cfg, s, t, s2):  # type: ignore[no-untyped-def]
+    if t.action.verb != "play":
+        return TRUE
+    # CR 305.2: one land a turn; CR 305.1: in your own main phase, with an empty stack
+    return And(s.land_played == 0, s.active == t.action.player, is_main_phase(s), s.stack_size == 0)
+
+
+def pool_holds_what_was_paid(cfg, s):  # type: ignore[no-untyped-def]
+    """CR 107.4a / 601.2h: no mana is spent that the pool does not hold, of the right colour:
+    no colour's pool is ever below zero, and together they are part of the pool's amount."""
+    pools = [getattr(s, f)[p] for f in POOL_FIELDS.values() for p in range(cfg.players)]
+    return And(*[v >= 0 for v in pools], *[s.mana[p] >= sum(getattr(s, f)[p] for f in POOL_FIELDS.values())
+                                             for p in range(cfg.players)])
+
+
+def pool_empties(cfg, s, t, s2):  # type: ignore[no-untyped-def]
+    if not cfg.lands:  # abstract mana is an amount for the turn, not a pool
+        return TRUE
+    # CR 500.4: when a step or phase ends, unused mana empties from each player's pool
+    return Implies(Or(s2.step != s.step, s2.turn != s.turn), And(*[s2.mana[p] == 0 for p in range(cfg.players)]))
+
+
 def game_goes_on(cfg, s):  # type: ignore[no-untyped-def]
     """No dead end: unless the game is over, some player has a legal action other than leaving.
 
@@ -269,6 +294,14 @@ PROPERTIES: tuple[Property, ...] = (
       lambda c, s: s.stack_size > 0),
     P("object-ids-fresh", ("400.7",), "A card that changes zones gets a fresh object id.", "transition", fresh_ids,
       lambda c, s, t, s2: Or(*[s.zone[j] != s2.zone[j] for j in range(c.n)])),
+    P("one-land-per-turn", ("305.2", "305.1"),
+      "A player plays at most one land a turn, in their own main phase with an empty stack.",
+      "transition", one_land_per_turn, lambda c, s, t, s2: t.action.verb == "play"),
+    P("mana-paid-with-its-colours", ("107.4a", "601.2h"),
+      "Mana spent is mana the pool holds, of the colours the cost asks: no pool goes below zero.",
+      "state", pool_holds_what_was_paid, lambda c, s: c.lands),
+    P("mana-pool-empties-between-steps", ("500.4",), "With lands, unused mana empties when a step ends.",
+      "transition", pool_empties, lambda c, s, t, s2: And(c.lands, Or(s2.step != s.step, s2.turn != s.turn))),
     P("no-deadlock", ("117.3", "117.4", "603.3d", "800.4a", "104.2a"),
       "Unless the game is over, some player has a legal action other than leaving the game.", "state", game_goes_on,
       lambda c, s: s.game_over == 0),

@@ -37,8 +37,8 @@ HARD = 1000  # for breaks that need a longer random walk (a game ends early when
 GRAPH_TIMEOUT = 20.0
 
 
-from mtgcheck.configs import (AVEN, BOLT, EXTRA_TURN, FLASHBACK, HAND_FLASHBACK, LUCK, OTARIA,  # noqa: E402
-                              PLOT, RITES, TALLY)
+from mtgcheck.configs import (AVEN, BOLT, EXTRA_TURN, FLASHBACK, HAND_FLASHBACK, LANDS, LUCK,  # noqa: E402
+                              OTARIA, PLOT, RITES, TALLY)
 
 
 # --- the breaks -----------------------------------------------------------------------------
@@ -120,6 +120,12 @@ BREAKS: tuple[Break, ...] = (
        why="(hook) cast Lightning Bolt: its stack position is never renumbered"),
     _b("object-ids-fresh", BOLT, ("zones.fresh-oid",), shortest=1,
        why="(hook) cast Lightning Bolt: the card on the stack keeps its object id"),
+    _b("one-land-per-turn", LANDS, ("land.one-per-turn",), shortest=2,
+       why="play the Mountain, then the second Island the same turn"),
+    _b("mana-paid-with-its-colours", LANDS, ("cost.colours",), shortest=2,
+       why="tap the Island, cast Lightning Bolt: its {R} paid with blue leaves the red pool below zero"),
+    _b("mana-pool-empties-between-steps", LANDS, ("turns.pool-empties",), shortest=3,
+       why="(hook) tap the Island, pass, pass: the main phase ends with the mana still in the pool"),
     _b("no-deadlock", AVEN, ("settle.unanswerable-choice-removed",), shortest=7,
        why="(hook) Bolt, pass, Aven Interrupter, pass, pass, pass, then Bolt's controller concedes: "
            "the trigger's target choice stays pending with no candidate, and nobody can act",

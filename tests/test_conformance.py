@@ -11,7 +11,7 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from mtgcheck.configs import BUILTIN
+from mtgcheck.configs import BUILTIN, SMALL
 from mtgcheck.conformance import check_transition
 from mtgcheck.model.actions import catalogue, legal_actions, step
 from mtgcheck.model.setup import build
@@ -21,6 +21,8 @@ from .conftest import SCENARIOS
 
 _STARTS = [build(c.position) for c in BUILTIN]
 _STARTS += [start(load(str(p))) for p in SCENARIOS[::6]]
+# Mana from lands (model/payment.py, model/lands.py): its own rules, none of them in the built-ins.
+_STARTS += [build(SMALL["break-lands"].position)] + [start(load(str(p))) for p in SCENARIOS if p.stem.startswith("mana-")]
 
 
 def _walk(idx: int, seed: int, length: int):  # type: ignore[no-untyped-def]

@@ -317,7 +317,7 @@ def test_unknown_verb(tmp_path: Path) -> None:
     error = error_of(tmp_path, doc)
     assert error.field == "actions[0].do"
     assert str(error).endswith(
-        "expected one of pass, plot, cast, choose, roll, leave, got 'dance'")
+        "expected one of pass, plot, cast, choose, roll, leave, play, tap, got 'dance'")
 
 
 @pytest.mark.parametrize(("spoil", "field"), [

@@ -284,6 +284,9 @@ class PhaseEngine:
             raise EngineRefused(f"phase adapter: {pos.players} players (supported: {sorted(PLAYERS)})")
         if pos.planechase is not None or pos.extra_turns:
             raise EngineRefused("phase adapter: Planechase and extra turns are not supported")
+        if pos.lands:
+            raise EngineRefused("phase adapter: mana_rules lands is not supported (the adapter turns abstract mana "
+                                "into phase's lands itself)")
         for c in pos.cards:
             if c.card not in supported:
                 raise EngineRefused(f"phase adapter: card {c.card!r} is not supported")
