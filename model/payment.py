@@ -113,5 +113,15 @@ def empty_pools(cfg: Config, s: State) -> State:
     return s.replace(mana=zero, **{f: zero for f in POOL_FIELDS.values()})
 
 
-__all__ = ["Cost", "POOL_FIELDS", "spends", "cost_conds", "colours_suffice", "pay", "add_mana", "empty_pools",
+def pool_text(cfg: Config, s: State, p: int) -> str:
+    """Player ``p``'s pool in mana symbols (``{U}{U}{R}``, colourless as ``{C}``), "" when
+    empty or without lands: what a person reads where the model keeps counts."""
+    if not cfg.lands:
+        return ""
+    coloured = {c: getattr(s, f)[p] for c, f in POOL_FIELDS.items()}
+    colourless = s.mana[p] - sum(coloured.values())
+    return "".join(f"{{{c}}}" * n for c, n in coloured.items()) + "{C}" * colourless
+
+
+__all__ = ["pool_text", "Cost", "POOL_FIELDS", "spends", "cost_conds", "colours_suffice", "pay", "add_mana", "empty_pools",
            "lands_of"]

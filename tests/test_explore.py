@@ -228,3 +228,14 @@ def test_each_saved_trace_passes_as_saved_with_every_expectation(path: Path, tmp
                overwrite=False)
     rep = run(load(str(out)))
     assert rep.passed, (rep.mismatches, [(v.text, v.ok) for v in rep.verdicts])
+
+
+def test_a_lands_position_shows_each_pool_in_symbols_and_the_tapped_lands() -> None:
+    e = Explorer(open_source("lands"))
+    v = e.view([{"player": 0, "do": "tap", "card": "island0"}, {"player": 0, "do": "play", "card": "mountain0"},
+                {"player": 0, "do": "tap", "card": "mountain0"}])
+    assert all(s["legal"] for s in v["trace"])
+    me = v["position"]["players"][0]
+    assert (me["mana"], me["pool"]) == (2, "{U}{R}")
+    assert {c["id"]: c["tapped"] for c in me["zones"]["battlefield"]} == {"island0": True, "mountain0": True}
+    assert any(a["doc"]["do"] == "cast" and a["doc"].get("card") == "twice" for a in v["legal"])

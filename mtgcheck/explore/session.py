@@ -18,6 +18,7 @@ from typing import Any, Sequence
 from mtgcheck.errors import FormatError, UsageError
 from mtgcheck.model.actions import Action, catalogue, enabled_transition, legal_transitions
 from mtgcheck.model.observe import EXPECTATION_KEYS, observe
+from mtgcheck.model.payment import pool_text
 from mtgcheck.model.setup import Position, build
 from mtgcheck.model.state import ABILITIES, STACK, ZONES, State
 from mtgcheck.model.vocabulary import Transition
@@ -288,13 +289,13 @@ class Explorer:
         for p in range(cfg.players):
             zones: dict[str, list[dict[str, Any]]] = {z: [] for z in ZONES if z not in ("stack", "outside")}
             players.append({"player": p, "life": s.life[p], "mana": s.mana[p], "in_game": bool(s.in_game[p]),
-                            "zones": zones})
+                            "pool": pool_text(cfg, s, p), "zones": zones})
         stack: list[tuple[int, dict[str, Any]]] = []
         for j, sl in enumerate(cfg.slots):
             z = ZONES[s.zone[j]]
             card = {"id": sl.id, "name": sl.card.name, "plotted": s.plotted[j], "flashback": bool(s.fb_exile[j]),
                     "granted_flashback": bool(s.granted_fb[j]), "damage": s.damage[j],
-                    "bonus": [s.power_bonus[j], s.toughness_bonus[j]], "pos": s.pos[j]}
+                    "bonus": [s.power_bonus[j], s.toughness_bonus[j]], "pos": s.pos[j], "tapped": bool(s.tapped[j])}
             if s.zone[j] == STACK:
                 stack.append((s.pos[j], {**card, "controller": sl.owner, "target": ref(s.target[j]),
                                          "x": s.x[j], "kicked": bool(s.kicked[j])}))
