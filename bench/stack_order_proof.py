@@ -53,7 +53,7 @@ def exactly(on: list[Any], pos: list[Any], size: Any) -> Any:
                                                                                  for f in range(n)]) == 1))
                     for e in range(n)],
                   *[z3.Implies(k < size, z3.Or([z3.And(on[e], pos[e] == k) for e in range(n)])) for k in range(n)],
-                  size >= 0)
+                  size >= 0, size <= n)
 
 
 def ordered(on: list[Any], pos: list[Any], size: Any) -> Any:
