@@ -11,7 +11,10 @@ verdict.  The slope between two rungs (seconds and rlimit per added slot) says w
 cost grows faster than linearly in the slots.  rlimit is Z3's deterministic work counter:
 on a shared machine it is the figure to compare, the seconds move with the load (printed).
 
-    python bench/z3_scale.py [--position FILE ...] [--timeout 900] [--write] [--profile] [--reuse]
+    python bench/z3_scale.py [--position FILE ...] [--property ID ...] [--timeout 900] [--write] [--profile] [--reuse]
+
+``--property ID`` checks only that property (BMC and induction as above, the others not
+checked, so not assumed either): the cost of one proof, e.g. ``stack-ordered``'s.
 
 ``--reuse`` runs, per position, the position (recording the invariants its proofs closed in
 a cache of its own), then another position of the same shape (player 0 at 7 life) from
@@ -41,7 +44,8 @@ from mtgcheck.checkers import z3bmc
 from mtgcheck.checkers.result import PROVED
 from mtgcheck.configs import CheckConfig, load_config
 from mtgcheck.model.setup import build
-from mtgcheck.properties.catalogue import PROPERTIES
+from mtgcheck.properties.base import Property
+from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
 
 LADDER = Path(__file__).resolve().parent.parent / "examples" / "scale"
 #: A query's entry in ``stats["induction_queries"]``: "what: result (N.NM, S.S s)".
@@ -137,13 +141,15 @@ def same_shape(conf: CheckConfig) -> CheckConfig:
     return dataclasses.replace(conf, name=f"{conf.name}-7life", position=pos)
 
 
-def run(path: Path | CheckConfig, timeout: float, reuse: bool = False) -> dict[str, Any]:
+def run(path: Path | CheckConfig, timeout: float, reuse: bool = False,
+        props: list[Property] | None = None) -> dict[str, Any]:
     conf = load_config(path) if isinstance(path, Path) else path
     cfg, _ = build(conf.position)
+    props = list(PROPERTIES) if props is None else props
     t0 = time.monotonic()
-    vs = z3bmc.check(conf, list(PROPERTIES), depth=min(conf.depth, 3), timeout=timeout, reuse=reuse)
+    vs = z3bmc.check(conf, props, depth=min(conf.depth, 3), timeout=timeout, reuse=reuse)
     wall = time.monotonic() - t0
-    ids = {p.id for p in PROPERTIES}
+    ids = {p.id for p in props}
     cost: dict[str, list[float]] = {}
     for what, m, s in per_query(vs[0]):
         c = cost.setdefault(owner(what, ids), [0.0, 0.0])
@@ -192,7 +198,12 @@ def main() -> None:
                     help="per position: it, then another position of its shape from scratch and reusing its invariants")
     ap.add_argument("--profile", action="store_true",
                     help="per position, where the seconds and the rlimit go: per phase, and the costliest closure queries")
+    ap.add_argument("--property", action="append", choices=sorted(BY_ID), metavar="ID",
+                    help="check only this property (repeatable; default: every property); not with --write")
     args = ap.parse_args()
+    if args.property and args.write:
+        ap.error("--write records the whole catalogue's tables: drop --property")
+    only = [BY_ID[i] for i in args.property] if args.property else None
     paths = args.position or sorted(LADDER.glob("*.json"))
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     if args.reuse:
@@ -211,7 +222,7 @@ def main() -> None:
         return
     results = []
     for p in paths:
-        r = run(p, args.timeout)
+        r = run(p, args.timeout, props=only)
         results.append(r)
         closing = r["cost"].get("closure", [0.0, 0.0])[0]
         print(f"{r['name']:<16} slots {r['slots']:>2}  players {r['players']}  proved {r['proved']}/{r['checked']}"
@@ -244,7 +255,7 @@ def tables(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
     print("\t".join(header))
     for row in summary:
         print("\t".join(str(x) for x in row))
-    ids = [p.id for p in PROPERTIES]
+    ids = [p.id for p in PROPERTIES if any(p.id in r["status"] for r in results)]
     detail = []
     for pid in ids:
         row: list[Any] = [pid]
