@@ -75,13 +75,15 @@ BUILTIN: tuple[CheckConfig, ...] = (
         # Mana from lands (CR 305, 605, 107.4, 500.4): each player has an Island out and a land
         # in hand; Lightning Bolt and Think Twice need their colours, Counterspell two Islands.
         Position(players=2, turn=1, active=0, step="main1", life=(20, 20), mana=(0, 0), lands=True,
-                 cards=(C("island0", "Island", 0, "battlefield"),
-                        C("mountain0", "Mountain", 0, "hand"),
-                        C("bolt", "Lightning Bolt", 0, "hand"),
+                 # The spells first: their slots' rules (pass.resolve.cardN) are those of the
+                 # other positions, which validation's random games reach.
+                 cards=(C("bolt", "Lightning Bolt", 0, "hand"),
                         C("twice", "Think Twice", 0, "hand"),
+                        C("counter", "Counterspell", 1, "hand"),
+                        C("island0", "Island", 0, "battlefield"),
+                        C("mountain0", "Mountain", 0, "hand"),
                         C("island1", "Island", 1, "battlefield"),
                         C("island1b", "Island", 1, "hand"),
-                        C("counter", "Counterspell", 1, "hand"),
                         *library_of(0, 1), *library_of(1, 1, "Mountain"))),
         max_turn=2, depth=10),
 )
