@@ -109,13 +109,11 @@ class Config:
     def n(self) -> int:
         return len(self.slots)
 
-    def land_count(self, colour: str) -> int:
-        """With lands, the most lands of one player that add ``colour``: the bound of that
-        player's pool of it (each land adds one mana a turn); 0 without lands."""
-        if not self.lands:
-            return 0
-        return max(sum(1 for sl in self.slots if sl.owner == p and sl.card.produces == colour)
-                   for p in range(self.players))
+    def pool_bound(self, colour: str) -> int | None:
+        """The declared bound of a pool of ``colour``: 0 when no land of the configuration adds
+        it (or without lands), else none (open: a broken rule set may let it grow or go below
+        0, and the search must hold what it writes)."""
+        return None if colour in self.pool_colours else 0
 
     @property
     def pool_colours(self) -> str:

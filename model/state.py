@@ -139,18 +139,20 @@ class State(tuple):
     pending_player: Any = decl(_S, PLAYER, none=True)
     pending_src: Any = decl(_S, SLOT, none=True)
     overflow: Any = decl(_S, BOOL)  # 1 when a bound of the configuration was hit (never silent)
-    land_played: Any = decl(_S, NUM, hi=lambda c: int(c.lands))  # lands the active player played this turn (CR 305.2)
+    land_played: Any = decl(_S, NUM, hi=lambda c: None if c.lands else 0)  # lands the active player played this turn (CR 305.2)
     # players
     in_game: tuple = decl(_P, BOOL)
     life: tuple = decl(_P, NUM, lo=None)
     mana: tuple = decl(_P, NUM)  # the amount in the player's mana pool (CR 106.4); with lands, of any colour
     # With lands (``Config.lands``): how much of ``mana`` is of each colour (CR 106.1b); the
     # rest is colourless.  Without, 0: abstract mana pays any cost.
-    pool_w: tuple = decl(_P, NUM, hi=lambda c: c.land_count("W"))
-    pool_u: tuple = decl(_P, NUM, hi=lambda c: c.land_count("U"))
-    pool_b: tuple = decl(_P, NUM, hi=lambda c: c.land_count("B"))
-    pool_r: tuple = decl(_P, NUM, hi=lambda c: c.land_count("R"))
-    pool_g: tuple = decl(_P, NUM, hi=lambda c: c.land_count("G"))
+    # Open above where a land adds the colour (a broken rule set may keep a pool from step to
+    # step, or spend what it lacks: the search must still hold the values), 0 where none does.
+    pool_w: tuple = decl(_P, NUM, hi=lambda c: c.pool_bound("W"))
+    pool_u: tuple = decl(_P, NUM, hi=lambda c: c.pool_bound("U"))
+    pool_b: tuple = decl(_P, NUM, hi=lambda c: c.pool_bound("B"))
+    pool_r: tuple = decl(_P, NUM, hi=lambda c: c.pool_bound("R"))
+    pool_g: tuple = decl(_P, NUM, hi=lambda c: c.pool_bound("G"))
     drew_empty: tuple = decl(_P, BOOL)  # CR 704.5b
     # card slots; ``reset``: what a zone change puts back (CR 400.7: a new object)
     zone: tuple = decl(_C, ENUM, ZONES)

@@ -94,7 +94,7 @@ def packing(cfg: Config) -> Packing:
     word, shift = 0, 0
     for d in LAYOUT:
         lo, hi = _range(cfg, d)
-        if d.holds in (OID, TURN) or (d.holds == NUM and (d.lo is None or d.hi is None)):  # fixed widths
+        if d.holds in (OID, TURN) or (d.holds == NUM and None in bounds(cfg, d, _NO_STATE)):  # fixed widths
             bits = max((hi - lo).bit_length(), 1)
         else:  # one spare bit, its room split below and above the range
             bits = (hi - lo).bit_length() + 1
