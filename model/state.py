@@ -87,7 +87,8 @@ PLANE_SOURCED = (AB_CHAOS, AB_PLANESWALK)
 class Decl:
     """One field of the state vector.
 
-    ``lo``/``hi`` bound a NUM (``hi`` a function of the configuration, or None); ``none``
+    ``lo``/``hi`` bound a NUM (``hi`` a function of the configuration, or None; the function may
+    say None too: open above in that configuration); ``none``
     says that the no-value of a PLAYER, SLOT or OID (-1, -1, 0) may occur; ``reset`` is the
     value a zone change (card fields, CR 400.7) or a removal from the stack (ability fields)
     puts back, None when the field is kept or handled apart.
@@ -97,7 +98,7 @@ class Decl:
     holds: str
     names: Sequence[str] = ()  # the ability kinds: the live set the card registry extends
     lo: int | None = 0
-    hi: Callable[[Config], int] | None = None
+    hi: Callable[[Config], int | None] | None = None
     none: bool = False
     reset: int | None = None
 
@@ -106,7 +107,7 @@ class Decl:
 
 
 def decl(index: str, holds: str, names: Sequence[str] = (), *, lo: int | None = 0,
-         hi: Callable[[Config], int] | None = None, none: bool = False, reset: int | None = None) -> Any:
+         hi: Callable[[Config], int | None] | None = None, none: bool = False, reset: int | None = None) -> Any:
     """One field's declaration, written as the field's value in the body of ``State``."""
     return Decl(index, holds, names, lo, hi, none, reset)
 
