@@ -238,6 +238,7 @@ class Driver:
         self.steps = 0
         self.restarts = 0
         self.fired: dict[str, int] = {}  # how often each rule of the catalogue fired (Transition.rule)
+        self.seen: dict[str, Any] = {}  # the engine's last observation
 
     @property
     def support(self) -> Support:
@@ -253,7 +254,8 @@ class Driver:
         self.engine.close()
 
     def play(self, setup: dict[str, Any], choose: Chooser, *, source: str = "",
-             probe: random.Random | None = None, steps: int | None = None, dealt: bool = False) -> Trace:
+             probe: random.Random | None = None, steps: int | None = None, dealt: bool = False,
+             follow_draws: bool = False) -> Trace:
         """One trace: setup, then actions from ``choose`` until it says stop or they diverge.
 
         With ``probe`` (a generator) and an engine that does not list its actions, every step
@@ -262,6 +264,9 @@ class Driver:
         ``steps`` bounds the actions (default ``max_steps``; a scripted trace passes its length + 1).
         Raises EngineRefused when the engine declines the position (not a divergence).
         ``dealt``: the engine already holds the game it dealt (``setup`` is what it showed; mtgcheck.dealt).
+        ``follow_draws``: the setup's library order is a guess (the engine hides it): a card the
+        engine draws is taken as an observation (:func:`mtgcheck.dealt.follow_draws`), and
+        ``Trace.setup`` ends with the library order the engine's draws showed.
         """
         tr = Trace(setup, source=source)
         se = Session.begin(setup, source=source or "(validate)", max_x=self.support.max_x)
@@ -293,7 +298,12 @@ class Driver:
                     break
                 tr.actions.append(wire_action(cfg, a))
                 self.steps += 1
+                before = s
                 s, tr.divergence = self._apply(cfg, s, len(tr.actions) - 1, a)
+                if follow_draws and tr.divergence is not None and tr.divergence.kind == "observation":
+                    from mtgcheck.dealt import follow_draws as follow
+
+                    s, tr.divergence, tr.setup = follow(self, cfg, se.start, before, s, a, tr.setup, tr.divergence)
         except EngineError as exc:
             step = len(tr.actions) - 1
             tr.divergence = Divergence(exc.kind, step, exc.kind, "", None, str(exc),
@@ -325,7 +335,8 @@ class Driver:
                  after: tuple[str, State, Any, Action] | None) -> Divergence | None:
         """Compare the positions; ``after`` is (the action's text, the state before it, the
         transition taken, the action) or None at the setup."""
-        diffs = _compare_observations(self.support, observe(cfg, s), self.engine.observe())
+        self.seen = self.engine.observe()
+        diffs = _compare_observations(self.support, observe(cfg, s), self.seen)
         if not diffs:
             return None
         if after is None:

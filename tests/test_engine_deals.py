@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner
 
@@ -62,3 +63,74 @@ def test_engine_without_deal_is_a_usage_error() -> None:
     result = CliRunner().invoke(main, ["validate", "--engine", "model", "--engine-deals", "--budget", "1", "--no-store"])
     assert result.exit_code == 2, result.output
     assert "--engine-deals: expected an engine speaking JSON lines" in result.output
+
+
+# -- hidden libraries: each draw is an observation ------------------------------------------
+
+HIDDEN = ENGINE + " --hide-library"
+
+
+def test_hidden_libraries_diverge_on_draws_without_following_them() -> None:
+    rep = dealt.run(HIDDEN, budget=12, seed=3, store_dir=None, follow=False)
+    assert rep.diverged > 0
+    assert all(tr.divergence is not None and tr.divergence.field.startswith("zones.") and tr.divergence.rule == "121.2"
+               for tr, _, _ in rep.found)
+
+
+def test_hidden_libraries_agree_when_draws_are_followed() -> None:
+    rep = dealt.run(HIDDEN, budget=12, seed=3, store_dir=None)
+    assert rep.traces == 12 and rep.found == []
+    assert rep.steps > 12 * 10  # the games went on past their draws
+
+
+def test_a_followed_draw_is_stored_with_the_order_it_showed(tmp_path: Path) -> None:
+    # A bug beside hidden draws is still found, and its stored setup's library order is the
+    # one the engine's draws showed: the counterexample replays on the rules.
+    rep = dealt.run(HIDDEN + " --broken=plot-timing", budget=12, seed=3, store_dir=str(tmp_path))
+    assert rep.found
+    for _, path, _ in rep.found:
+        assert path is not None
+        doc = json.loads(Path(path).read_text())
+        scenario = tmp_path / "replay.json"
+        scenario.write_text(json.dumps(doc["scenario"]))
+        result = CliRunner().invoke(main, ["scenario", str(scenario)])
+        assert result.exit_code == 0, result.output
+
+
+def test_draw_bottom_cannot_be_told_from_a_hidden_order() -> None:
+    # What the mode cannot find, said by a test: with the order hidden, drawing the bottom card
+    # is one of the draws a shuffled library allows (docs/engine-deals.md).
+    rep = dealt.run(HIDDEN + " --broken=draw-bottom", budget=12, seed=3, store_dir=None)
+    assert rep.found == []
+
+
+def _position(players_libraries: list[list[str]]) -> tuple[Any, Any]:
+    from mtgcheck.engines.vocab import Session
+
+    cards = [{"id": f"p{p}l{i}", "card": name, "owner": p, "zone": "library"}
+             for p, lib in enumerate(players_libraries) for i, name in enumerate(lib)]
+    se = Session.begin({"players": 2, "turn": 1, "active": 0, "step": "end", "mana_rules": "lands", "cards": cards},
+                       source="(test)")
+    return se.cfg, se.start
+
+
+def test_drawn_instead_pairs_only_the_drawing_players_library() -> None:
+    from mtgcheck.model.actions import enabled_transition, legal_actions
+
+    cfg, s = _position([["Island", "Mountain", "Island"], ["Mountain", "Island"]])
+    after = s
+    for _ in range(2):  # both pass in the end step: player 1's turn begins, they draw
+        t = enabled_transition(cfg, after, next(x for x in legal_actions(cfg, after) if x.verb == "pass"))
+        assert t is not None
+        after = t.effect(after)
+    zones = {sl.id: "library" for sl in cfg.slots}
+    # Under the rules player 1 drew p1l0; the engine shows p1l1 drawn instead: one pair.
+    assert after.zone[[sl.id for sl in cfg.slots].index("p1l0")] != dealt.LIBRARY
+    assert dealt.drawn_instead(cfg, s, s, after, {**zones, "p1l1": "hand"}) == [(3, 4)]
+    # A card of the other player's library shown drawn pairs with nothing (player 0 drew none).
+    assert dealt.drawn_instead(cfg, s, s, after, {**zones, "p0l1": "hand"}) == []
+    # The engine showing the model's own draw: nothing to follow.
+    assert dealt.drawn_instead(cfg, s, s, after, {**zones, "p1l0": "hand"}) == []
+    # Swapping follows the pair: the engine's card is now on top.
+    swapped = dealt.swap(s, [(3, 4)])
+    assert (swapped.pos[3], swapped.pos[4]) == (s.pos[4], s.pos[3])
