@@ -149,7 +149,7 @@ def run(spec: str, *, budget: int, seed: int, store_dir: str | None, call_timeou
 
             try:
                 tr = driver.play(setup, choose, source=f"dealt (seed {seed}, deal seed {deal_seed})", dealt=True,
-                                 follow_draws=hidden and follow)
+                                 follow_draws=hidden and follow, probe=random.Random(deal_seed))
             except EngineRefused:
                 rep.refused += 1
                 continue

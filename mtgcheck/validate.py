@@ -28,7 +28,7 @@ from typing import Any, Callable, Sequence
 from mtgcheck.divergence import FAULTS, KINDS, Divergence, Trace, card_of_step, wire
 from mtgcheck.engines import open_engine
 from mtgcheck.engines.base import OBSERVABLE, Engine, EngineError, EngineInfo, EngineRefused, Support
-from mtgcheck.engines.vocab import Session, wire_action
+from mtgcheck.engines.vocab import Session, legal_with_another_spend, without_spend, wire_action
 from mtgcheck.errors import FormatError, MtgcheckError, OutputError
 from mtgcheck.model.card_rules import face_rules, plane_rules
 from mtgcheck.model.actions import Action, catalogue, enabled_transition, legal_actions, why_illegal
@@ -285,6 +285,8 @@ class Driver:
                         break
                 elif probe is not None:
                     for w in probes(self.support, cfg, s, probe):
+                        if "spend" in self.support.lacks and legal_with_another_spend(cfg, s, w):
+                            continue  # the engine pays as it likes: legal to it (vocab.legal_with_another_spend)
                         tr.actions.append(wire_action(cfg, w))
                         self.steps += 1
                         s, tr.divergence = self._apply(cfg, s, len(tr.actions) - 1, w)
@@ -365,6 +367,8 @@ class Driver:
             listed = se.to_model(docs, s, source=f"{self.info.name} reply", field="actions")
         except FormatError as exc:
             return Divergence("bad-action", i, "actions", "", None, _jsonable(docs)[:20], str(exc))
+        if "spend" in self.support.lacks:  # projected sets (vocab.legal_with_another_spend)
+            listed, legal = [without_spend(a) for a in listed], list(dict.fromkeys(without_spend(a) for a in legal))
         listed_set = {a for a in listed if a.verb in self.support.verbs}
         missing = [a for a in legal if a not in listed_set]
         if missing:

@@ -188,7 +188,10 @@ class Game {
       if (t === "chooseAction") await this.answer({ type: "pass", exhaustStack: false });
       else {
         const a = answer(this.prompt.input, () => ({ type: "pass", exhaustStack: false }));
-        if (!a || !["mulligan", "diceRolled", "chooseAttackers", "chooseBlockers", "revealCards"].includes(t)) return;
+        // The cleanup's discard to the maximum hand size (CR 514.1) is Forge's to ask, not ours:
+        // the first cards offered go (the model has no such discard: docs/engine-deals.md, findings).
+        const ours = ["mulligan", "diceRolled", "chooseAttackers", "chooseBlockers", "revealCards"];
+        if (!a || !(ours.includes(t) || (t === "chooseCards" && this.view.step === "cleanup"))) return;
         await this.answer(a.output);
       }
     }
@@ -242,7 +245,7 @@ class Game {
 
   observe() {
     const v = this.view;
-    const stack = [...v.stack].reverse().map((o) => this.ours.get(o.sourceId) ?? `ability:${o.identity.name}`);
+    const stack = v.stack.map((o) => this.ours.get(o.sourceId) ?? `ability:${o.identity.name}`);
     return {
       zones: this.zones(), life: v.players.map((p) => p.life), turn: v.turn, active: seatOf(v.activePlayerId),
       step: STEPS[v.step] ?? v.step, priority: seatOf(v.priorityPlayerId), stack,
@@ -350,14 +353,14 @@ async function main() {
         reply({ ok: true, name: "forge", version: `forge-wasm ${mod.VERSION}`, supports: {
           cards: DEALT, verbs: ["pass", "cast", "play", "tap"], hows: ["normal", "flashback"],
           observe: ["zones", "life", "mana", "turn", "active", "step", "priority", "stack"],
-          players: [2], max_x: 3, lists_actions: false, planes: [], lacks: ["extra_turns"] } });
+          players: [2], max_x: 3, lists_actions: false, planes: [], lacks: ["extra_turns", "spend"] } });
       } else if (req.op === "setup") {
         reply({ ok: false, unsupported: true, error: "Forge cannot be set up in a position (no state injection); use --engine-deals" });
       } else if (req.op === "deal") {
         game?.dispose();
         game = new Game(mod, req.decks, Number(process.env.MTGCHECK_FORGE_TIMEOUT_MS || 60000));
         await game.start();
-        reply({ ok: true, setup: game.setup() });
+        reply({ ok: true, setup: game.setup(), hidden_libraries: true });
       } else if (req.op === "quit") {
         reply({ ok: true }); game?.dispose(); process.exit(0);
       } else if (!game) {
