@@ -109,9 +109,14 @@ export const STEPS = { draw: "beginning", main1: "main1", combatBegin: "combat",
 export const DECK_SIZE = 12;
 // The basic land of each colour, and the colours of the cards we play (for padding a deck).
 const BASIC = { R: "Mountain", U: "Island", W: "Plains", B: "Swamp", G: "Forest" };
-const COLOURS = { "Lightning Bolt": "R", "Burst Lightning": "R", "Blaze": "R", "Think Twice": "U", "Fire // Ice": "RU" };
+const COLOURS = { "Lightning Bolt": "R", "Burst Lightning": "R", "Blaze": "R", "Think Twice": "U", "Fire // Ice": "RU",
+  "Slickshot Show-Off": "R" };
+// Triggered abilities on the stack, by their source, as the model's ability kinds name them.
+const ABILITIES = { "Slickshot Show-Off": "show-off-pump" };
 // The cards `deal` plays: those whose every prompt the driver maps (the others: docs/engine-deals.md).
-export const DEALT = ["Lightning Bolt", "Burst Lightning", "Blaze", "Think Twice", "Mountain", "Island"];
+export const DEALT = ["Lightning Bolt", "Burst Lightning", "Blaze", "Think Twice", "Slickshot Show-Off", "Mountain", "Island"];
+// Plot is an activated ability in Forge (its text starts with the keyword), the plotted cast a cast mode.
+const isPlot = (a) => a.type === "activateAbility" && !a.isManaAbility && /^Plot\b/.test(a.description || "");
 
 // Each deck padded to DECK_SIZE with basic lands of its spells' colours (Mountains and Islands
 // alternating when it has none), so that a hand of seven can cast something.
@@ -205,13 +210,18 @@ class Game {
         const owner = seatOf(z.ownerId);
         if ((z.zone === "hand" || z.zone === "library") && owner !== seat) continue;
         if (z.zone !== "hand" && z.zone !== "library" && seat !== 0) continue;
-        for (const c of z.cards) if (c.visibility === "visible") out.push({ fid: c.id, name: c.identity.name, owner, zone: z.zone, tapped: c.tapped });
+        for (const c of z.cards) if (c.visibility === "visible") out.push({ fid: c.id, name: c.identity.name, owner, zone: z.zone, plotted: c.isPlotted });
       }
     });
     for (const o of this.view.stack) {
-      if (o.sourceId && !out.some((c) => c.fid === o.sourceId)) out.push({ fid: o.sourceId, name: o.identity.name, owner: seatOf(o.ownerId), zone: "stack" });
+      if (!this.isAbility(o)) out.push({ fid: o.sourceId, name: o.identity.name, owner: seatOf(o.ownerId), zone: "stack" });
     }
     return out;
+  }
+
+  // A stack object whose source is a permanent is its ability, not the card cast (a spell is not on the battlefield).
+  isAbility(o) {
+    return this.views[0].zones.some((z) => z.zone === "battlefield" && z.cards.some((c) => c.id === o.sourceId));
   }
 
   // Our id of a card Forge shows: the one it had, else the first deck card of its owner and
@@ -245,9 +255,10 @@ class Game {
 
   observe() {
     const v = this.view;
-    const stack = v.stack.map((o) => this.ours.get(o.sourceId) ?? `ability:${o.identity.name}`);
+    const stack = v.stack.map((o) => this.isAbility(o) ? `ability:${ABILITIES[o.identity.name] || o.identity.name}` : this.ours.get(o.sourceId));
+    const plotted = this.visible().filter((c) => c.plotted && c.zone === "exile").map((c) => this.idOf(c));
     return {
-      zones: this.zones(), life: v.players.map((p) => p.life), turn: v.turn, active: seatOf(v.activePlayerId),
+      zones: this.zones(), plotted, life: v.players.map((p) => p.life), turn: v.turn, active: seatOf(v.activePlayerId),
       step: STEPS[v.step] ?? v.step, priority: seatOf(v.priorityPlayerId), stack,
       mana: v.players.map((p) => Object.values(p.manaPool || {}).reduce((a, b) => a + b, 0)),
       game_over: Boolean(v.gameOver), in_game: v.players.filter((p) => p.status === "playing").map((p) => seatOf(p.id)),
@@ -268,6 +279,7 @@ class Game {
       if (a.type === "cast" && a.label.startsWith("Play ")) out.push({ player, do: "play", card });
       else if (a.type === "cast" && howOf(a.mode)) out.push({ player, do: "cast", card, how: howOf(a.mode) });
       else if (a.type === "activateAbility" && a.isManaAbility) out.push({ player, do: "tap", card });
+      else if (isPlot(a)) out.push({ player, do: "plot", card, from: "hand" });
     }
     return out;
   }
@@ -286,6 +298,7 @@ class Game {
     let act;
     if (a.do === "play") act = offered.find((x) => x.type === "cast" && x.label.startsWith("Play "));
     else if (a.do === "tap") act = offered.find((x) => x.type === "activateAbility" && x.isManaAbility);
+    else if (a.do === "plot" && (a.from || "hand") === "hand") act = offered.find(isPlot);
     else if (a.do === "cast") act = offered.find((x) => x.type === "cast" && !x.label.startsWith("Play ") && howOf(x.mode) === (a.how || "normal"));
     else return { legal: false, reason: `verb ${a.do} is not supported` };
     if (!act) return { legal: false, reason: `Forge does not offer it (${offered.map((x) => x.label || x.description).join("; ") || "nothing for that card"})` };
@@ -351,8 +364,8 @@ async function main() {
     try {
       if (req.op === "hello") {
         reply({ ok: true, name: "forge", version: `forge-wasm ${mod.VERSION}`, supports: {
-          cards: DEALT, verbs: ["pass", "cast", "play", "tap"], hows: ["normal", "flashback"],
-          observe: ["zones", "life", "mana", "turn", "active", "step", "priority", "stack"],
+          cards: DEALT, verbs: ["pass", "cast", "play", "tap", "plot"], hows: ["normal", "flashback", "plotted"],
+          observe: ["zones", "plotted", "life", "mana", "turn", "active", "step", "priority", "stack"],
           players: [2], max_x: 3, lists_actions: false, planes: [], lacks: ["extra_turns", "spend"] } });
       } else if (req.op === "setup") {
         reply({ ok: false, unsupported: true, error: "Forge cannot be set up in a position (no state injection); use --engine-deals" });
