@@ -145,7 +145,10 @@ def run(spec: str, *, budget: int, seed: int, store_dir: str | None, call_timeou
             def choose(i: int, cfg: Config, s: State, legal: list[Action], choices: random.Random = choices,
                        length: int = length) -> Action | None:
                 staying = [a for a in legal if a.verb != "leave"]
-                return choices.choice(staying) if i < length and staying else None
+                if i >= length or not staying:
+                    return None
+                new = driver.unfired(cfg, s, staying) if choices.randrange(2) == 0 else []
+                return choices.choice(new or staying)
 
             try:
                 tr = driver.play(setup, choose, source=f"dealt (seed {seed}, deal seed {deal_seed})", dealt=True,

@@ -253,6 +253,11 @@ class Driver:
     def close(self) -> None:
         self.engine.close()
 
+    def unfired(self, cfg: Config, s: State, legal: list[Action]) -> list[Action]:
+        """The actions whose rule has not fired yet in this run: half of the choices go to one,
+        so that rare rules (a plotted cast, a fourth trigger on the stack) are reached."""
+        return [a for a in legal if (t := enabled_transition(cfg, s, a)) is not None and not self.fired.get(t.rule)]
+
     def play(self, setup: dict[str, Any], choose: Chooser, *, source: str = "",
              probe: random.Random | None = None, steps: int | None = None, dealt: bool = False,
              follow_draws: bool = False) -> Trace:
@@ -872,7 +877,7 @@ def _generated(driver: Driver, setups: list[dict[str, Any]], budget: int, seed: 
             # Leaving ends a two-player game at once and is legal at every step for everyone:
             # drawn like any action it would cut most games short.
             if rnd.randrange(2) == 0:
-                new = [a for a in legal if (t := enabled_transition(cfg, s, a)) is not None and not driver.fired.get(t.rule)]
+                new = driver.unfired(cfg, s, legal)
                 if new:
                     return rnd.choice(new)
             staying = [a for a in legal if a.verb != "leave"]
