@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from mtgcheck import dealt
@@ -38,7 +39,11 @@ def test_planted_bug_is_found_in_dealt_games_and_stored_with_its_deal(tmp_path: 
     # The deal as the engine showed it: two cards in each hand, the rest in the library.
     assert [sum(c["zone"] == "hand" and c["owner"] == p for c in setup["cards"]) for p in (0, 1)] == [2, 2]
     assert len(setup["cards"]) == 2 * dealt.DECK
-    # It replays on the rules: the stored scenario passes (its verdicts are the rules').
+    _replays_on_the_rules(doc, tmp_path)
+
+
+def _replays_on_the_rules(doc: dict[str, Any], tmp_path: Path) -> None:
+    """The stored scenario passes (its verdicts are the rules')."""
     scenario = tmp_path / "replay.json"
     scenario.write_text(json.dumps(doc["scenario"]))
     result = CliRunner().invoke(main, ["scenario", str(scenario)])
@@ -83,18 +88,51 @@ def test_hidden_libraries_agree_when_draws_are_followed() -> None:
     assert rep.steps > 12 * 10  # the games went on past their draws
 
 
-def test_a_followed_draw_is_stored_with_the_order_it_showed(tmp_path: Path) -> None:
-    # A bug beside hidden draws is still found, and its stored setup's library order is the
-    # one the engine's draws showed: the counterexample replays on the rules.
+def test_a_bug_beside_hidden_draws_is_found_and_replays_on_the_rules(tmp_path: Path) -> None:
     rep = dealt.run(HIDDEN + " --broken=plot-timing", budget=12, seed=3, store_dir=str(tmp_path))
     assert rep.found
-    for _, path, _ in rep.found:
-        assert path is not None
-        doc = json.loads(Path(path).read_text())
-        scenario = tmp_path / "replay.json"
-        scenario.write_text(json.dumps(doc["scenario"]))
-        result = CliRunner().invoke(main, ["scenario", str(scenario)])
-        assert result.exit_code == 0, result.output
+    for tr, path, _ in rep.found:
+        assert path is not None and tr.divergence is not None and tr.divergence.rule == "702.170a"
+        _replays_on_the_rules(json.loads(Path(path).read_text()), tmp_path)
+
+
+def test_followed_draws_leave_the_order_the_engine_showed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each trace ends with the library order its draws showed, not the deal's guess: from it,
+    # the whole trace replays on the rules and ends where the engine's last observation was;
+    # from the deal's guessed order it does not.
+    from mtgcheck.engines.vocab import scenario_doc
+    from mtgcheck.validate import Driver
+
+    deals: dict[int, dict[str, Any]] = {}
+    traces: list[tuple[Any, dict[str, Any]]] = []
+    ask, play = dealt.ask_deal, Driver.play
+
+    def recording(driver: Any, decks: list[list[str]], seed: int, mana: list[int]) -> tuple[dict[str, Any], bool]:
+        setup, hidden = ask(driver, decks, seed, mana)
+        deals[seed] = setup
+        return setup, hidden
+
+    def keeping(self: Driver, *args: Any, **kw: Any) -> Any:
+        tr = play(self, *args, **kw)
+        traces.append((tr, dict(self.seen["zones"])))
+        return tr
+
+    monkeypatch.setattr(dealt, "ask_deal", recording)
+    monkeypatch.setattr(Driver, "play", keeping)
+    rep = dealt.run(HIDDEN, budget=6, seed=3, store_dir=None)
+    assert rep.found == [] and len(traces) == 6
+
+    def replays(setup: dict[str, Any], tr: Any, zones: dict[str, Any]) -> bool:
+        path = tmp_path / "trace.json"
+        path.write_text(json.dumps({**scenario_doc(setup, tr.actions), "expect": {"zones": zones}}))
+        return CliRunner().invoke(main, ["scenario", str(path)]).exit_code == 0
+
+    guessed = 0
+    for tr, zones in traces:
+        deal = deals[int(tr.source.split("deal seed ")[1].rstrip(")"))]
+        assert replays(tr.setup, tr, zones)
+        guessed += not replays(deal, tr, zones)
+    assert guessed  # draws were followed: the deal's order would have drawn other cards
 
 
 def test_draw_bottom_cannot_be_told_from_a_hidden_order() -> None:
