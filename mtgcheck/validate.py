@@ -69,7 +69,12 @@ def _compare_observations(support: Support, model: dict[str, Any],
     """Every declared observation key on which they differ, (field, rules say, engine says),
     ordered cause before consequence (:data:`FIELD_ORDER`); a card's zone is one field each."""
     out: list[tuple[str, Any, Any]] = []
-    for key in sorted(support.observe & set(OBSERVABLE)):
+    keys = support.observe & set(OBSERVABLE)
+    if model.get("pending") is not None:
+        # A resolving spell waits for a choice: no player has priority (CR 608.2; CR 117.3b
+        # gives it once the spell has resolved), whatever each side keeps in that field.
+        keys -= {"priority"}
+    for key in sorted(keys):
         want = _jsonable(model.get(key))
         if key not in engine:
             out.append((key, want, "(missing)"))

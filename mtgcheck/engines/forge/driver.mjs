@@ -110,11 +110,12 @@ export const DECK_SIZE = 12;
 // The basic land of each colour, and the colours of the cards we play (for padding a deck).
 const BASIC = { R: "Mountain", U: "Island", W: "Plains", B: "Swamp", G: "Forest" };
 const COLOURS = { "Lightning Bolt": "R", "Burst Lightning": "R", "Blaze": "R", "Think Twice": "U", "Fire // Ice": "RU",
-  "Slickshot Show-Off": "R" };
+  "Slickshot Show-Off": "R", "Faithless Looting": "R" };
 // Triggered abilities on the stack, by their source, as the model's ability kinds name them.
 const ABILITIES = { "Slickshot Show-Off": "show-off-pump" };
 // The cards `deal` plays: those whose every prompt the driver maps (the others: docs/engine-deals.md).
-export const DEALT = ["Lightning Bolt", "Burst Lightning", "Blaze", "Think Twice", "Slickshot Show-Off", "Mountain", "Island"];
+export const DEALT = ["Lightning Bolt", "Burst Lightning", "Blaze", "Think Twice", "Slickshot Show-Off", "Faithless Looting",
+  "Mountain", "Island"];
 // Plot is an activated ability in Forge (its text starts with the keyword), the plotted cast a cast mode.
 const isPlot = (a) => a.type === "activateAbility" && !a.isManaAbility && /^Plot\b/.test(a.description || "");
 
@@ -258,11 +259,18 @@ class Game {
     const stack = v.stack.map((o) => this.isAbility(o) ? `ability:${ABILITIES[o.identity.name] || o.identity.name}` : this.ours.get(o.sourceId));
     const plotted = this.visible().filter((c) => c.plotted && c.zone === "exile").map((c) => this.idOf(c));
     return {
-      zones: this.zones(), plotted, life: v.players.map((p) => p.life), turn: v.turn, active: seatOf(v.activePlayerId),
+      zones: this.zones(), plotted, pending: this.pending(), life: v.players.map((p) => p.life), turn: v.turn, active: seatOf(v.activePlayerId),
       step: STEPS[v.step] ?? v.step, priority: seatOf(v.priorityPlayerId), stack,
       mana: v.players.map((p) => Object.values(p.manaPool || {}).reduce((a, b) => a + b, 0)),
       game_over: Boolean(v.gameOver), in_game: v.players.filter((p) => p.status === "playing").map((p) => seatOf(p.id)),
     };
+  }
+
+  // A choice the resolving spell asks (Faithless Looting's discard, CR 701.9a), as the model's `pending`.
+  pending() {
+    if (this.over || this.prompt.input.type !== "chooseCards" || this.view.step === "cleanup") return null;
+    const top = this.view.stack.at(-1);
+    return { choice: "discard", player: seatOf(this.prompt.decidingPlayerId), source: top ? this.ours.get(top.sourceId) ?? null : null };
   }
 
   fid(ourId) { for (const [f, o] of this.ours) if (o === ourId) return f; return null; }
@@ -286,6 +294,7 @@ class Game {
 
   async apply(a) {
     if (this.over) return { legal: false, reason: "the game is over" };
+    if (this.pending()) return this.choose(a);
     if (this.prompt.input.type !== "chooseAction") return { legal: false, reason: `Forge waits for ${this.prompt.input.type}` };
     if (a.player !== seatOf(this.prompt.decidingPlayerId)) return { legal: false, reason: "that player has no priority" };
     if (a.do === "pass") {
@@ -306,6 +315,17 @@ class Game {
     const refused = await this.followUp(a);
     await this.advance();
     return refused ? { legal: false, reason: refused } : { legal: true };
+  }
+
+  async choose(a) {
+    const inp = this.prompt.input;
+    if (a.do !== "choose" || a.player !== seatOf(this.prompt.decidingPlayerId)) return { legal: false, reason: "Forge waits for a discard" };
+    const ids = (a.cards || []).map((c) => this.fid(c));
+    if (ids.some((f) => !inp.cards.some((c) => c.id === f)) || new Set(ids).size !== ids.length
+        || ids.length < inp.min || ids.length > inp.max) return { legal: false, reason: `Forge asks ${inp.min}..${inp.max} of its cards` };
+    if (!(await this.answer({ type: "chooseCardsDecision", chosenCardIds: ids }))) return { legal: false, reason: `Forge refused: ${this.errors.at(-1)}` };
+    await this.advance();
+    return { legal: true };
   }
 
   // Forge's questions while casting, answered from the action (targets, X, kicker), the cost
@@ -364,8 +384,8 @@ async function main() {
     try {
       if (req.op === "hello") {
         reply({ ok: true, name: "forge", version: `forge-wasm ${mod.VERSION}`, supports: {
-          cards: DEALT, verbs: ["pass", "cast", "play", "tap", "plot"], hows: ["normal", "flashback", "plotted"],
-          observe: ["zones", "plotted", "life", "mana", "turn", "active", "step", "priority", "stack"],
+          cards: DEALT, verbs: ["pass", "cast", "play", "tap", "plot", "choose"], hows: ["normal", "flashback", "plotted"],
+          observe: ["zones", "plotted", "pending", "life", "mana", "turn", "active", "step", "priority", "stack"],
           players: [2], max_x: 3, lists_actions: false, planes: [], lacks: ["extra_turns", "spend"] } });
       } else if (req.op === "setup") {
         reply({ ok: false, unsupported: true, error: "Forge cannot be set up in a position (no state injection); use --engine-deals" });
