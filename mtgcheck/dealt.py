@@ -5,7 +5,7 @@ shuffles and deals and answers with the position it dealt, as a scenario ``setup
 (``{"op": "deal", "decks": [[name, ...], ...], "seed": N, "hand": H, "mana": [m, ...]}`` ->
 ``{"ok": true, "setup": SETUP}``, with ``"hidden_libraries": true`` when the engine does not
 show its libraries' order: then the setup's order is a guess, and each draw an observation,
-:func:`follow_draws`).  The model starts from that position and the game is
+:func:`mtgcheck.hidden_draws.follow_draws`).  The model starts from that position and the game is
 played as ``validate`` plays any other (:meth:`mtgcheck.validate.Driver.play`, without a
 ``setup`` request): legality, listed actions and positions are compared at every step.  A
 divergence is stored with the deal as its setup, so that it replays on the rules with
@@ -21,13 +21,10 @@ from typing import Any, Callable
 from mtgcheck.engines.base import EngineError, EngineRefused
 from mtgcheck.engines.pipe import PipeEngine
 from mtgcheck.errors import MtgcheckError
-from mtgcheck.model.actions import Action, enabled_transition
+from mtgcheck.model.actions import Action
 from mtgcheck.model.config import Config
-from mtgcheck.model.state import ZONES, State
-from mtgcheck.scenario_run import describe
-from mtgcheck.validate import Divergence, Driver, Report
-
-LIBRARY = ZONES.index("library")
+from mtgcheck.model.state import State
+from mtgcheck.validate import Driver, Report
 
 #: Cards per deck and dealt to each hand: small enough for the model's card slots.
 DECK, HAND = 5, 2
@@ -36,68 +33,6 @@ DECK, HAND = 5, 2
 def decks_for(cards: list[str], players: int, rnd: random.Random) -> list[list[str]]:
     """One deck per player, drawn with repetition from the engine's cards (each copy a card of its own)."""
     return [[rnd.choice(cards) for _ in range(DECK)] for _ in range(players)]
-
-
-def drawn_instead(cfg: Config, start: State, before: State, after: State,
-                  engine_zones: dict[str, Any]) -> list[tuple[int, int]]:
-    """The library cards the engine drew in a step where the rules drew others: pairs (the
-    card the model drew, the card the engine shows drawn), both of one owner's library.
-
-    Sound by construction: a pair is only made of two cards of the same owner, both in that
-    library before the step (and since the deal: the same objects, CR 400.7), the first drawn
-    under the rules and still in the library in the engine, the second still in the library
-    under the rules and out of it in the engine.  Any other difference stays a divergence.
-    """
-    ids = [sl.id for sl in cfg.slots]
-    pairs = []
-    for p in range(cfg.players):
-        mine = [j for j, sl in enumerate(cfg.slots) if sl.owner == p and before.zone[j] == LIBRARY
-                and before.oid[j] == start.oid[j]]
-        drew = [j for j in mine if after.zone[j] != LIBRARY and engine_zones.get(ids[j]) == "library"]
-        shown = [k for k in mine if after.zone[k] == LIBRARY and engine_zones.get(ids[k]) not in (None, "library")]
-        key = lambda j: before.pos[j]  # noqa: E731 - top first
-        pairs += list(zip(sorted(drew, key=key), sorted(shown, key=key), strict=False))  # the fewer of the two
-    return pairs
-
-
-def follow_draws(driver: Driver, cfg: Config, start: State, before: State, after: State, a: Action,
-                 setup: dict[str, Any], div: Divergence) -> tuple[State, Divergence | None, dict[str, Any]]:
-    """A hidden draw as an observation: "the model accepts any card the library could hold,
-    then follows the engine's".  When the engine drew other cards of a library than the rules
-    did in the step ``a`` that ended in ``div`` (:func:`drawn_instead`), the cards swap places
-    in the model's library before the step, the step is taken again under the rules and
-    compared again.  Returns the state after the step, the divergence left (None: none) and
-    the setup with the swapped library order (the stored counterexample replays it)."""
-    for _ in range(cfg.n):
-        pairs = drawn_instead(cfg, start, before, after, driver.seen.get("zones") or {})
-        t = enabled_transition(cfg, swap(before, pairs), a) if pairs else None
-        if t is None:
-            break
-        before, setup = swap(before, pairs), swap_setup(cfg, setup, pairs)
-        after = t.effect(before)
-        div_or_none = driver._compare(cfg, after, div.step, (describe(cfg, a), before, t, a))
-        if div_or_none is None or div_or_none.kind != "observation":
-            return after, div_or_none, setup
-        div = div_or_none
-    return after, div, setup
-
-
-def swap(s: State, pairs: list[tuple[int, int]]) -> State:
-    """The state with each pair's library positions exchanged."""
-    pos = list(s.pos)
-    for j, k in pairs:
-        pos[j], pos[k] = pos[k], pos[j]
-    return s.replace(pos=tuple(pos))
-
-
-def swap_setup(cfg: Config, setup: dict[str, Any], pairs: list[tuple[int, int]]) -> dict[str, Any]:
-    """The setup with each pair's entries exchanged: their library order, as :func:`swap` has it."""
-    cards = list(setup["cards"])
-    where = {c["id"]: n for n, c in enumerate(cards)}
-    for j, k in pairs:
-        a, b = where[cfg.slots[j].id], where[cfg.slots[k].id]
-        cards[a], cards[b] = cards[b], cards[a]
-    return {**setup, "cards": cards}
 
 
 def ask_deal(driver: Driver, decks: list[list[str]], seed: int, mana: list[int]) -> tuple[dict[str, Any], bool]:
@@ -177,4 +112,4 @@ def run(spec: str, *, budget: int, seed: int, store_dir: str | None, call_timeou
     return rep
 
 
-__all__ = ["DECK", "HAND", "ask_deal", "decks_for", "drawn_instead", "follow_draws", "run", "swap", "swap_setup"]
+__all__ = ["DECK", "HAND", "ask_deal", "decks_for", "run"]

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 # The divergence vocabulary lives apart (replay reads it too); re-exported here.
+from mtgcheck import hidden_draws
 from mtgcheck.divergence import FAULTS, KINDS, Divergence, Trace, card_of_step, wire
 from mtgcheck.engines import open_engine
 from mtgcheck.engines.base import OBSERVABLE, Engine, EngineError, EngineInfo, EngineRefused, Support
@@ -275,7 +276,7 @@ class Driver:
         Raises EngineRefused when the engine declines the position (not a divergence).
         ``dealt``: the engine already holds the game it dealt (``setup`` is what it showed; mtgcheck.dealt).
         ``follow_draws``: the setup's library order is a guess (the engine hides it): a card the
-        engine draws is taken as an observation (:func:`mtgcheck.dealt.follow_draws`), and
+        engine draws is taken as an observation (:func:`mtgcheck.hidden_draws.follow_draws`), and
         ``Trace.setup`` ends with the library order the engine's draws showed.
         """
         tr = Trace(setup, source=source)
@@ -313,9 +314,8 @@ class Driver:
                 before = s
                 s, tr.divergence = self._apply(cfg, s, len(tr.actions) - 1, a)
                 if follow_draws and tr.divergence is not None and tr.divergence.kind == "observation":
-                    from mtgcheck.dealt import follow_draws as follow
-
-                    s, tr.divergence, tr.setup = follow(self, cfg, se.start, before, s, a, tr.setup, tr.divergence)
+                    s, tr.divergence, tr.setup = hidden_draws.follow_draws(self, cfg, se.start, before, s, a, tr.setup,
+                                                                           tr.divergence)
         except EngineError as exc:
             step = len(tr.actions) - 1
             tr.divergence = Divergence(exc.kind, step, exc.kind, "", None, str(exc),

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from mtgcheck import dealt
+from mtgcheck import dealt, hidden_draws
 from mtgcheck.cli import main
 
 ENGINE = f"cmd:{sys.executable} tests/engines/example_engine.py"
@@ -163,12 +163,12 @@ def test_drawn_instead_pairs_only_the_drawing_players_library() -> None:
         after = t.effect(after)
     zones = {sl.id: "library" for sl in cfg.slots}
     # Under the rules player 1 drew p1l0; the engine shows p1l1 drawn instead: one pair.
-    assert after.zone[[sl.id for sl in cfg.slots].index("p1l0")] != dealt.LIBRARY
-    assert dealt.drawn_instead(cfg, s, s, after, {**zones, "p1l1": "hand"}) == [(3, 4)]
+    assert after.zone[[sl.id for sl in cfg.slots].index("p1l0")] != hidden_draws.LIBRARY
+    assert hidden_draws.drawn_instead(cfg, s, s, after, {**zones, "p1l1": "hand"}) == [(3, 4)]
     # A card of the other player's library shown drawn pairs with nothing (player 0 drew none).
-    assert dealt.drawn_instead(cfg, s, s, after, {**zones, "p0l1": "hand"}) == []
+    assert hidden_draws.drawn_instead(cfg, s, s, after, {**zones, "p0l1": "hand"}) == []
     # The engine showing the model's own draw: nothing to follow.
-    assert dealt.drawn_instead(cfg, s, s, after, {**zones, "p1l0": "hand"}) == []
+    assert hidden_draws.drawn_instead(cfg, s, s, after, {**zones, "p1l0": "hand"}) == []
     # Swapping follows the pair: the engine's card is now on top.
-    swapped = dealt.swap(s, [(3, 4)])
+    swapped = hidden_draws.swap(s, [(3, 4)])
     assert (swapped.pos[3], swapped.pos[4]) == (s.pos[4], s.pos[3])
