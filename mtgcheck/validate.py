@@ -25,10 +25,11 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 # The divergence vocabulary lives apart (replay reads it too); re-exported here.
+from mtgcheck import hidden_draws
 from mtgcheck.divergence import FAULTS, KINDS, Divergence, Trace, card_of_step, wire
 from mtgcheck.engines import open_engine
 from mtgcheck.engines.base import OBSERVABLE, Engine, EngineError, EngineInfo, EngineRefused, Support
-from mtgcheck.engines.vocab import Session, wire_action
+from mtgcheck.engines.vocab import Session, legal_with_another_spend, without_spend, wire_action
 from mtgcheck.errors import FormatError, MtgcheckError, OutputError
 from mtgcheck.model.card_rules import face_rules, plane_rules
 from mtgcheck.model.actions import Action, catalogue, enabled_transition, legal_actions, why_illegal
@@ -69,7 +70,12 @@ def _compare_observations(support: Support, model: dict[str, Any],
     """Every declared observation key on which they differ, (field, rules say, engine says),
     ordered cause before consequence (:data:`FIELD_ORDER`); a card's zone is one field each."""
     out: list[tuple[str, Any, Any]] = []
-    for key in sorted(support.observe & set(OBSERVABLE)):
+    keys = support.observe & set(OBSERVABLE)
+    if model.get("pending") is not None:
+        # A resolving spell waits for a choice: no player has priority (CR 608.2; CR 117.3b
+        # gives it once the spell has resolved), whatever each side keeps in that field.
+        keys -= {"priority"}
+    for key in sorted(keys):
         want = _jsonable(model.get(key))
         if key not in engine:
             out.append((key, want, "(missing)"))
@@ -238,6 +244,7 @@ class Driver:
         self.steps = 0
         self.restarts = 0
         self.fired: dict[str, int] = {}  # how often each rule of the catalogue fired (Transition.rule)
+        self.seen: dict[str, Any] = {}  # the engine's last observation
 
     @property
     def support(self) -> Support:
@@ -252,8 +259,14 @@ class Driver:
     def close(self) -> None:
         self.engine.close()
 
+    def unfired(self, cfg: Config, s: State, legal: list[Action]) -> list[Action]:
+        """The actions whose rule has not fired yet in this run: half of the choices go to one,
+        so that rare rules (a plotted cast, a fourth trigger on the stack) are reached."""
+        return [a for a in legal if (t := enabled_transition(cfg, s, a)) is not None and not self.fired.get(t.rule)]
+
     def play(self, setup: dict[str, Any], choose: Chooser, *, source: str = "",
-             probe: random.Random | None = None, steps: int | None = None, dealt: bool = False) -> Trace:
+             probe: random.Random | None = None, steps: int | None = None, dealt: bool = False,
+             follow_draws: bool = False) -> Trace:
         """One trace: setup, then actions from ``choose`` until it says stop or they diverge.
 
         With ``probe`` (a generator) and an engine that does not list its actions, every step
@@ -262,6 +275,9 @@ class Driver:
         ``steps`` bounds the actions (default ``max_steps``; a scripted trace passes its length + 1).
         Raises EngineRefused when the engine declines the position (not a divergence).
         ``dealt``: the engine already holds the game it dealt (``setup`` is what it showed; mtgcheck.dealt).
+        ``follow_draws``: the setup's library order is a guess (the engine hides it): a card the
+        engine draws is taken as an observation (:func:`mtgcheck.hidden_draws.follow_draws`), and
+        ``Trace.setup`` ends with the library order the engine's draws showed.
         """
         tr = Trace(setup, source=source)
         se = Session.begin(setup, source=source or "(validate)", max_x=self.support.max_x)
@@ -280,6 +296,8 @@ class Driver:
                         break
                 elif probe is not None:
                     for w in probes(self.support, cfg, s, probe):
+                        if "spend" in self.support.lacks and legal_with_another_spend(cfg, s, w):
+                            continue  # the engine pays as it likes: legal to it (vocab.legal_with_another_spend)
                         tr.actions.append(wire_action(cfg, w))
                         self.steps += 1
                         s, tr.divergence = self._apply(cfg, s, len(tr.actions) - 1, w)
@@ -293,7 +311,11 @@ class Driver:
                     break
                 tr.actions.append(wire_action(cfg, a))
                 self.steps += 1
+                before = s
                 s, tr.divergence = self._apply(cfg, s, len(tr.actions) - 1, a)
+                if follow_draws and tr.divergence is not None and tr.divergence.kind == "observation":
+                    s, tr.divergence, tr.setup = hidden_draws.follow_draws(self, cfg, se.start, before, s, a, tr.setup,
+                                                                           tr.divergence)
         except EngineError as exc:
             step = len(tr.actions) - 1
             tr.divergence = Divergence(exc.kind, step, exc.kind, "", None, str(exc),
@@ -325,7 +347,8 @@ class Driver:
                  after: tuple[str, State, Any, Action] | None) -> Divergence | None:
         """Compare the positions; ``after`` is (the action's text, the state before it, the
         transition taken, the action) or None at the setup."""
-        diffs = _compare_observations(self.support, observe(cfg, s), self.engine.observe())
+        self.seen = self.engine.observe()
+        diffs = _compare_observations(self.support, observe(cfg, s), self.seen)
         if not diffs:
             return None
         if after is None:
@@ -354,6 +377,8 @@ class Driver:
             listed = se.to_model(docs, s, source=f"{self.info.name} reply", field="actions")
         except FormatError as exc:
             return Divergence("bad-action", i, "actions", "", None, _jsonable(docs)[:20], str(exc))
+        if "spend" in self.support.lacks:  # projected sets (vocab.legal_with_another_spend)
+            listed, legal = [without_spend(a) for a in listed], list(dict.fromkeys(without_spend(a) for a in legal))
         listed_set = {a for a in listed if a.verb in self.support.verbs}
         missing = [a for a in legal if a not in listed_set]
         if missing:
@@ -857,7 +882,7 @@ def _generated(driver: Driver, setups: list[dict[str, Any]], budget: int, seed: 
             # Leaving ends a two-player game at once and is legal at every step for everyone:
             # drawn like any action it would cut most games short.
             if rnd.randrange(2) == 0:
-                new = [a for a in legal if (t := enabled_transition(cfg, s, a)) is not None and not driver.fired.get(t.rule)]
+                new = driver.unfired(cfg, s, legal)
                 if new:
                     return rnd.choice(new)
             staying = [a for a in legal if a.verb != "leave"]

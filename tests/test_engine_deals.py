@@ -10,10 +10,12 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
-from mtgcheck import dealt
+from mtgcheck import dealt, hidden_draws
 from mtgcheck.cli import main
 
 ENGINE = f"cmd:{sys.executable} tests/engines/example_engine.py"
@@ -37,7 +39,11 @@ def test_planted_bug_is_found_in_dealt_games_and_stored_with_its_deal(tmp_path: 
     # The deal as the engine showed it: two cards in each hand, the rest in the library.
     assert [sum(c["zone"] == "hand" and c["owner"] == p for c in setup["cards"]) for p in (0, 1)] == [2, 2]
     assert len(setup["cards"]) == 2 * dealt.DECK
-    # It replays on the rules: the stored scenario passes (its verdicts are the rules').
+    _replays_on_the_rules(doc, tmp_path)
+
+
+def _replays_on_the_rules(doc: dict[str, Any], tmp_path: Path) -> None:
+    """The stored scenario passes (its verdicts are the rules')."""
     scenario = tmp_path / "replay.json"
     scenario.write_text(json.dumps(doc["scenario"]))
     result = CliRunner().invoke(main, ["scenario", str(scenario)])
@@ -62,3 +68,107 @@ def test_engine_without_deal_is_a_usage_error() -> None:
     result = CliRunner().invoke(main, ["validate", "--engine", "model", "--engine-deals", "--budget", "1", "--no-store"])
     assert result.exit_code == 2, result.output
     assert "--engine-deals: expected an engine speaking JSON lines" in result.output
+
+
+# -- hidden libraries: each draw is an observation ------------------------------------------
+
+HIDDEN = ENGINE + " --hide-library"
+
+
+def test_hidden_libraries_diverge_on_draws_without_following_them() -> None:
+    rep = dealt.run(HIDDEN, budget=12, seed=3, store_dir=None, follow=False)
+    assert rep.diverged > 0
+    assert all(tr.divergence is not None and tr.divergence.field.startswith("zones.") and tr.divergence.rule == "121.2"
+               for tr, _, _ in rep.found)
+
+
+def test_hidden_libraries_agree_when_draws_are_followed() -> None:
+    rep = dealt.run(HIDDEN, budget=12, seed=3, store_dir=None)
+    assert rep.traces == 12 and rep.found == []
+    assert rep.steps > 12 * 10  # the games went on past their draws
+
+
+def test_a_bug_beside_hidden_draws_is_found_and_replays_on_the_rules(tmp_path: Path) -> None:
+    rep = dealt.run(HIDDEN + " --broken=plot-timing", budget=12, seed=3, store_dir=str(tmp_path))
+    assert rep.found
+    for tr, path, _ in rep.found:
+        assert path is not None and tr.divergence is not None and tr.divergence.rule == "702.170a"
+        _replays_on_the_rules(json.loads(Path(path).read_text()), tmp_path)
+
+
+def test_followed_draws_leave_the_order_the_engine_showed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each trace ends with the library order its draws showed, not the deal's guess: from it,
+    # the whole trace replays on the rules and ends where the engine's last observation was;
+    # from the deal's guessed order it does not.
+    from mtgcheck.engines.vocab import scenario_doc
+    from mtgcheck.validate import Driver
+
+    deals: dict[int, dict[str, Any]] = {}
+    traces: list[tuple[Any, dict[str, Any]]] = []
+    ask, play = dealt.ask_deal, Driver.play
+
+    def recording(driver: Any, decks: list[list[str]], seed: int, mana: list[int]) -> tuple[dict[str, Any], bool]:
+        setup, hidden = ask(driver, decks, seed, mana)
+        deals[seed] = setup
+        return setup, hidden
+
+    def keeping(self: Driver, *args: Any, **kw: Any) -> Any:
+        tr = play(self, *args, **kw)
+        traces.append((tr, dict(self.seen["zones"])))
+        return tr
+
+    monkeypatch.setattr(dealt, "ask_deal", recording)
+    monkeypatch.setattr(Driver, "play", keeping)
+    rep = dealt.run(HIDDEN, budget=6, seed=3, store_dir=None)
+    assert rep.found == [] and len(traces) == 6
+
+    def replays(setup: dict[str, Any], tr: Any, zones: dict[str, Any]) -> bool:
+        path = tmp_path / "trace.json"
+        path.write_text(json.dumps({**scenario_doc(setup, tr.actions), "expect": {"zones": zones}}))
+        return CliRunner().invoke(main, ["scenario", str(path)]).exit_code == 0
+
+    guessed = 0
+    for tr, zones in traces:
+        deal = deals[int(tr.source.split("deal seed ")[1].rstrip(")"))]
+        assert replays(tr.setup, tr, zones)
+        guessed += not replays(deal, tr, zones)
+    assert guessed  # draws were followed: the deal's order would have drawn other cards
+
+
+def test_draw_bottom_cannot_be_told_from_a_hidden_order() -> None:
+    # What the mode cannot find, said by a test: with the order hidden, drawing the bottom card
+    # is one of the draws a shuffled library allows (docs/engine-deals.md).
+    rep = dealt.run(HIDDEN + " --broken=draw-bottom", budget=12, seed=3, store_dir=None)
+    assert rep.found == []
+
+
+def _position(players_libraries: list[list[str]]) -> tuple[Any, Any]:
+    from mtgcheck.engines.vocab import Session
+
+    cards = [{"id": f"p{p}l{i}", "card": name, "owner": p, "zone": "library"}
+             for p, lib in enumerate(players_libraries) for i, name in enumerate(lib)]
+    se = Session.begin({"players": 2, "turn": 1, "active": 0, "step": "end", "mana_rules": "lands", "cards": cards},
+                       source="(test)")
+    return se.cfg, se.start
+
+
+def test_drawn_instead_pairs_only_the_drawing_players_library() -> None:
+    from mtgcheck.model.actions import enabled_transition, legal_actions
+
+    cfg, s = _position([["Island", "Mountain", "Island"], ["Mountain", "Island"]])
+    after = s
+    for _ in range(2):  # both pass in the end step: player 1's turn begins, they draw
+        t = enabled_transition(cfg, after, next(x for x in legal_actions(cfg, after) if x.verb == "pass"))
+        assert t is not None
+        after = t.effect(after)
+    zones = {sl.id: "library" for sl in cfg.slots}
+    # Under the rules player 1 drew p1l0; the engine shows p1l1 drawn instead: one pair.
+    assert after.zone[[sl.id for sl in cfg.slots].index("p1l0")] != hidden_draws.LIBRARY
+    assert hidden_draws.drawn_instead(cfg, s, s, after, {**zones, "p1l1": "hand"}) == [(3, 4)]
+    # A card of the other player's library shown drawn pairs with nothing (player 0 drew none).
+    assert hidden_draws.drawn_instead(cfg, s, s, after, {**zones, "p0l1": "hand"}) == []
+    # The engine showing the model's own draw: nothing to follow.
+    assert hidden_draws.drawn_instead(cfg, s, s, after, {**zones, "p1l0": "hand"}) == []
+    # Swapping follows the pair: the engine's card is now on top.
+    swapped = hidden_draws.swap(s, [(3, 4)])
+    assert (swapped.pos[3], swapped.pos[4]) == (s.pos[4], s.pos[3])

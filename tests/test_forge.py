@@ -130,21 +130,68 @@ def test_driver_answers_recorded_prompts() -> None:
     assert got["hows"] == [h["how"] for h in fixtures["hows"]]
 
 
+def _installed() -> None:
+    _real_node()
+    if not forge.installed(forge.cache_dir()):
+        pytest.skip(f"{forge.PACKAGE}@{forge.VERSION} is not installed in {forge.cache_dir()}")
+
+
 def test_driver_hello_and_setup_through_the_protocol() -> None:
-    node = _real_node()
-    where = forge.cache_dir()
-    if not forge.installed(where):
-        pytest.skip(f"{forge.PACKAGE}@{forge.VERSION} is not installed in {where}")
+    _installed()
     from mtgcheck.engines import open_engine
     from mtgcheck.engines.base import EngineRefused
 
-    assert node.is_file()
     eng = open_engine("forge", call_timeout=60)
     try:
         info = eng.hello()
         assert info.name == "forge" and forge.VERSION in info.version
-        assert "Slickshot Show-Off" in info.support.cards and not info.support.lists_actions
+        assert {"Lightning Bolt", "Mountain"} <= info.support.cards and not info.support.lists_actions
+        assert {"play", "tap", "cast", "pass"} <= info.support.verbs and "spend" in info.support.lacks
         with pytest.raises(EngineRefused, match="cannot be set up"):
             eng.setup({"players": 2, "turn": 1, "active": 0, "step": "main1", "mana": [1, 1], "cards": []})
     finally:
         eng.close()
+
+
+def test_deal_is_a_setup_with_lands_and_hidden_libraries_and_the_game_steps() -> None:
+    _installed()
+    from mtgcheck.engines import open_engine
+    from mtgcheck.engines.vocab import Session
+
+    eng = open_engine("forge", call_timeout=120)
+    try:
+        eng.hello()
+        reply = eng.call({"op": "deal", "decks": [["Lightning Bolt", "Blaze"], ["Think Twice"]], "seed": 1, "hand": 2,
+                          "mana": [3, 3]})
+        assert reply["hidden_libraries"] is True
+        setup = reply["setup"]
+        Session.begin(setup, source="(forge deal)")  # a setup the model reads
+        assert setup["mana_rules"] == "lands" and setup["turn"] == 1 and setup["step"] == "main1"
+        cards = setup["cards"]
+        assert len(cards) == 24  # each deck padded to twelve with basics of its colours
+        assert {c["card"] for c in cards if c["owner"] == 1} == {"Think Twice", "Island"}
+        assert [sum(c["zone"] == "hand" and c["owner"] == p for c in cards) for p in (0, 1)] == [7, 7]
+        me = setup["active"]
+        lands = [c["id"] for c in cards if c["owner"] == me and c["zone"] == "hand" and c["card"] in ("Mountain", "Island")]
+        assert len(lands) >= 2  # twelve cards, at most two spells: a hand of seven holds five lands
+        assert eng.apply({"player": me, "do": "play", "card": lands[0]}).legal
+        assert not eng.apply({"player": me, "do": "play", "card": lands[1]}).legal  # CR 305.2: one a turn
+        assert not eng.apply({"player": 1 - me, "do": "pass"}).legal  # no priority
+        assert eng.apply({"player": me, "do": "tap", "card": lands[0]}).legal
+        obs = eng.observe()
+        assert obs["zones"][lands[0]] == "battlefield" and obs["mana"][me] == 1 and obs["priority"] == me
+        assert not eng.apply({"player": me, "do": "tap", "card": lands[0]}).legal  # CR 107.5: tapped
+        assert eng.apply({"player": me, "do": "pass"}).legal and eng.apply({"player": 1 - me, "do": "pass"}).legal
+        obs = eng.observe()
+        assert obs["step"] == "combat" and obs["mana"] == [0, 0]  # CR 500.4: the pool empties
+    finally:
+        eng.close()
+
+
+def test_dealt_games_on_forge_agree_in_their_first_turn() -> None:
+    _installed()
+    from mtgcheck import dealt
+
+    rep = dealt.run("forge", budget=2, seed=5, store_dir=None, call_timeout=120, max_steps=10)
+    assert rep.traces == 2 and rep.steps >= 2 * 5
+    assert rep.found == [], [tr.divergence.why for tr, _, _ in rep.found if tr.divergence]

@@ -29,7 +29,7 @@ PROTOCOL = "mtgcheck.engine/1"
 OBSERVABLE = OBSERVATION_KEYS
 #: Features of the rules an engine may declare it lacks (``supports.lacks``): the harness then
 #: generates no position or play that needs one, instead of the engine refusing setups.
-FEATURES = ("extra_turns",)
+FEATURES = ("extra_turns", "spend")
 
 
 @dataclass(frozen=True)

@@ -71,7 +71,8 @@ class PipeEngine:
     def __init__(self, command: str, *, call_timeout: float = 10.0, start_timeout: float = 30.0) -> None:
         self.command = command
         self.call_timeout = call_timeout
-        #: ``hello`` also waits for the program to start (an interpreter, a card database).
+        #: ``hello`` also waits for the program to start (an interpreter, a card database), and
+        #: ``deal`` for a new game (Forge boots a fresh engine: 3-6 s, more on a loaded machine).
         self.start_timeout = max(start_timeout, call_timeout)
         self.stderr_tail: deque[str] = deque(maxlen=5)
         self.proc: subprocess.Popen[bytes] | None = None
@@ -124,7 +125,7 @@ class PipeEngine:
         except (BrokenPipeError, OSError):
             self._drain_stderr()
             raise self._fail("crash", f"engine exited before {op!r} (exit code {proc.poll()})") from None
-        line = self._read_line(op, self.start_timeout if op == "hello" else self.call_timeout)
+        line = self._read_line(op, self.start_timeout if op in ("hello", "deal") else self.call_timeout)
         try:
             # The strict reader of files: NaN, a key twice, a lone surrogate, bad UTF-8, a
             # 5,000-digit integer or deep nesting is garbage, never stored in a counterexample.

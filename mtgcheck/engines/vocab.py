@@ -12,7 +12,7 @@ from dataclasses import dataclass, field as dc_field, replace
 from typing import Any, Sequence
 
 from mtgcheck.model import cards as pool
-from mtgcheck.model.actions import Action
+from mtgcheck.model.actions import Action, legal_actions
 from mtgcheck.model.config import VARIANTS, Config
 from mtgcheck.model.setup import Position, build
 from mtgcheck.model.state import State
@@ -94,3 +94,21 @@ class Session:
 _CHECKED: dict[tuple[str, str], ActionSpec] = {}
 _CHECKED_MAX = 100_000
 
+
+
+def without_spend(a: Action) -> Action:
+    """The action as an engine that chooses its own payment sees it (``supports.lacks``: ``spend``)."""
+    return replace(a, spend=())
+
+
+def legal_with_another_spend(cfg: Config, s: State, a: Action) -> bool:
+    """Is ``a`` legal once the pool mana that pays its generic part is chosen otherwise?
+
+    The model lists one cast per ``spend`` (which colours pay the generic part, CR 601.2h);
+    an engine such as Forge takes no such choice with the cast and pays from the pool as it
+    likes.  For such an engine (``supports.lacks`` ``spend``) the harness compares projected
+    sets: casts that differ only in ``spend`` are one action, legal if any of them is.  The
+    projection lives here, in the bridge between the engine's words and the model's, not in
+    the model: the rules keep the choice (mtgcheck.validate uses it for probes and lists).
+    """
+    return bool(a.spend) and any(without_spend(b) == without_spend(a) for b in legal_actions(cfg, s))

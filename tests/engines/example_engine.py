@@ -28,6 +28,9 @@ answers of ``apply``).  ``--log FILE`` appends each exchange to FILE as one JSON
 ``deal`` (docs/engine-deals.md) is how an engine that cannot be set up starts a game: the
 request gives decks, the engine shuffles (here with the request's ``seed``, so that a deal
 replays) and deals ``hand`` cards to each player, and replies the position it dealt.
+``--hide-library`` plays an engine whose libraries are hidden (as Forge's are): the libraries
+it plays are shuffled again after the deal, in an order the reply does not show, and the reply
+says ``"hidden_libraries": true`` (the harness then follows its draws, docs/engine-deals.md).
 """
 
 from __future__ import annotations
@@ -317,7 +320,7 @@ def deal(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def answer(request: dict[str, Any], state: dict[str, Any], broken: frozenset[str] = frozenset(),
-           lists: bool = True) -> dict[str, Any]:
+           lists: bool = True, hide: bool = False) -> dict[str, Any]:
     """The reply to one request; ``state["game"]`` holds the game set up last."""
     op = request.get("op")
     if op == "hello" and request.get("protocol") != PROTOCOL:
@@ -335,10 +338,15 @@ def answer(request: dict[str, Any], state: dict[str, Any], broken: frozenset[str
     if op == "deal":
         setup = deal(request)
         try:
-            state["game"] = Game(setup, broken)
+            state["game"] = game = Game(setup, broken)
         except Unsupported as exc:
             return {"ok": False, "error": str(exc)}
-        return {"ok": True, "setup": setup}
+        if not hide:
+            return {"ok": True, "setup": setup}
+        rnd = random.Random(f"hidden {request.get('seed')}")
+        for lib in game.library:
+            rnd.shuffle(lib)  # the order it plays is not the one it showed
+        return {"ok": True, "setup": setup, "hidden_libraries": True}
     if op == "quit":
         return {"ok": True}
     game = state.get("game")
@@ -356,6 +364,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--broken", nargs="?", const="plotted-same-turn", action="append", choices=BUGS, default=[],
                         help="break one rule on purpose (repeatable; default: plotted-same-turn)")
     parser.add_argument("--no-list", action="store_true", help="say lists_actions: false")
+    parser.add_argument("--hide-library", action="store_true",
+                        help="play libraries in an order the deal does not show (hidden_libraries)")
     parser.add_argument("--log", help="append every request and its reply to this file")
     args = parser.parse_args(argv)
     state: dict[str, Any] = {}
@@ -365,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
         request: Any = line.rstrip("\n")
         try:
             request = json.loads(line)
-            reply = answer(request, state, frozenset(args.broken), not args.no_list)
+            reply = answer(request, state, frozenset(args.broken), not args.no_list, args.hide_library)
         except Exception as exc:  # noqa: BLE001 - a bad request or a bug: answer, the harness reports it
             reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
         if args.log:  # before replying, so that the log is complete once the reply is read

@@ -99,6 +99,268 @@ const DECK = { cards: [{ name: "Mountain", count: 16 }, { name: "Island", count:
   { name: "Burst Lightning", count: 4 }, { name: "Blaze", count: 2 }, { name: "Fire // Ice", count: 2 },
   { name: "Faithless Looting", count: 4 }, { name: "Slickshot Show-Off", count: 4 }] };
 
+// -- one dealt game, driven through the protocol -------------------------------------------
+
+// Forge's steps where our game has priority, in our words; priority in the others (upkeep,
+// declare attackers, end of combat...) is passed by both players without asking (the model has
+// one beginning step, where the draw is, and one combat step).
+export const STEPS = { draw: "beginning", main1: "main1", combatBegin: "combat", main2: "main2", endOfTurn: "end" };
+// Cards per deck: Forge deals seven, and draws one a turn; small decks keep the model's slots few.
+export const DECK_SIZE = 12;
+// The basic land of each colour, and the colours of the cards we play (for padding a deck).
+const BASIC = { R: "Mountain", U: "Island", W: "Plains", B: "Swamp", G: "Forest" };
+const COLOURS = { "Lightning Bolt": "R", "Burst Lightning": "R", "Blaze": "R", "Think Twice": "U", "Fire // Ice": "RU",
+  "Slickshot Show-Off": "R", "Faithless Looting": "R" };
+// Triggered abilities on the stack, by their source, as the model's ability kinds name them.
+const ABILITIES = { "Slickshot Show-Off": "show-off-pump" };
+// The cards `deal` plays: those whose every prompt the driver maps (the others: docs/engine-deals.md).
+export const DEALT = ["Lightning Bolt", "Burst Lightning", "Blaze", "Think Twice", "Slickshot Show-Off", "Faithless Looting",
+  "Mountain", "Island"];
+// Plot is an activated ability in Forge (its text starts with the keyword), the plotted cast a cast mode.
+const isPlot = (a) => a.type === "activateAbility" && !a.isManaAbility && /^Plot\b/.test(a.description || "");
+
+// Each deck padded to DECK_SIZE with basic lands of its spells' colours (Mountains and Islands
+// alternating when it has none), so that a hand of seven can cast something.
+export function padDeck(names) {
+  const colours = [...new Set(names.flatMap((n) => [...(COLOURS[n] || "")]))];
+  const lands = (colours.length ? colours : ["R", "U"]).map((c) => BASIC[c]);
+  const out = [...names];
+  for (let i = 0; out.length < DECK_SIZE; i++) out.push(lands[i % lands.length]);
+  return out;
+}
+
+const seatOf = (playerId) => Number(String(playerId).split("-")[1]);
+
+class Game {
+  constructor(mod, decks, timeoutMs) {
+    this.mod = mod;
+    this.decks = decks.map(padDeck);
+    this.timeoutMs = timeoutMs;
+    this.views = [];           // the game view each seat last saw
+    this.prompt = null;        // the prompt waiting for an answer
+    this.waiter = null;
+    this.errors = [];
+    // Our id of each deck card: p{owner}c{index in the deck}; Forge's id once Forge shows it.
+    this.ours = new Map();     // Forge id -> our id
+    this.names = new Map();    // our id -> card name
+    this.decks.forEach((d, p) => d.forEach((n, k) => this.names.set(`p${p}c${k}`, n)));
+  }
+
+  async start() {
+    const onMessage = (msg, slot) => {
+      const seat = slot ? seatOf(slot) : 0;
+      if (msg.kind === "state") this.views[seat] = msg.state.gameView;
+      else if (msg.kind === "prompt") { this.prompt = { ...msg.prompt, slot }; this.wake(); }
+      else if (msg.kind === "error") { this.errors.push(JSON.stringify(msg.error)); this.wake(); }
+    };
+    this.engine = await this.mod.createForgeEngine({ onMessage, onError: (e) => { this.errors.push(String(e?.message || JSON.stringify(e))); this.wake(); } });
+    const decks = this.decks.map((d) => ({ cards: d.map((name) => ({ name, count: 1 })) }));
+    const next = this.next();
+    await this.engine.startMultiplayerGame({ decks, playerNames: decks.map((_, i) => `p${i}`), enginePlayerIndex: 0 });
+    await next;
+    await this.advance();
+  }
+
+  wake() { const w = this.waiter; this.waiter = null; if (w) w(); }
+
+  next() {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("Forge sent no prompt in time")), this.timeoutMs);
+      this.waiter = () => { clearTimeout(timer); resolve(); };
+    });
+  }
+
+  // Answer the waiting prompt and wait for the next one (or for Forge's rejection of the answer).
+  async answer(output) {
+    const p = this.prompt;
+    this.prompt = null;
+    const wait = this.next();
+    const before = this.errors.length;
+    this.engine.respond(p.promptId, { type: p.input.type, output }, p.slot);
+    await wait;
+    if (this.errors.length > before && !this.prompt) this.prompt = p;  // rejected: the same prompt waits
+    return this.errors.length === before;
+  }
+
+  get view() { return this.views[0]; }
+  get over() { return !this.prompt || this.prompt.input.type === "gameOver" || this.view.gameOver; }
+
+  // Answer everything that is not a decision of ours: the dice, mulligans (keep), combat (no
+  // attackers, no blockers), priority in the steps the model does not have (pass).
+  async advance() {
+    for (let guard = 0; guard < 200 && !this.over; guard++) {
+      const t = this.prompt.input.type;
+      if (t === "chooseAction" && STEPS[this.view.step]) return;
+      if (t === "chooseAction") await this.answer({ type: "pass", exhaustStack: false });
+      else {
+        const a = answer(this.prompt.input, () => ({ type: "pass", exhaustStack: false }));
+        // The cleanup's discard to the maximum hand size (CR 514.1) is Forge's to ask, not ours:
+        // the first cards offered go (the model has no such discard: docs/engine-deals.md, findings).
+        const ours = ["mulligan", "diceRolled", "chooseAttackers", "chooseBlockers", "revealCards"];
+        if (!a || !(ours.includes(t) || (t === "chooseCards" && this.view.step === "cleanup"))) return;
+        await this.answer(a.output);
+      }
+    }
+  }
+
+  // Every card Forge shows now, with its owner, zone and Forge id (hands from their owners' seats).
+  visible() {
+    const out = [];
+    this.views.forEach((v, seat) => {
+      for (const z of v.zones) {
+        const owner = seatOf(z.ownerId);
+        if ((z.zone === "hand" || z.zone === "library") && owner !== seat) continue;
+        if (z.zone !== "hand" && z.zone !== "library" && seat !== 0) continue;
+        for (const c of z.cards) if (c.visibility === "visible") out.push({ fid: c.id, name: c.identity.name, owner, zone: z.zone, plotted: c.isPlotted });
+      }
+    });
+    for (const o of this.view.stack) {
+      if (!this.isAbility(o)) out.push({ fid: o.sourceId, name: o.identity.name, owner: seatOf(o.ownerId), zone: "stack" });
+    }
+    return out;
+  }
+
+  // A stack object whose source is a permanent is its ability, not the card cast (a spell is not on the battlefield).
+  isAbility(o) {
+    return this.views[0].zones.some((z) => z.zone === "battlefield" && z.cards.some((c) => c.id === o.sourceId));
+  }
+
+  // Our id of a card Forge shows: the one it had, else the first deck card of its owner and
+  // name not yet seen (the top-most in the model's library order: the harness makes the model's
+  // draw follow Forge's, docs/engine-deals.md).
+  idOf(c) {
+    if (this.ours.has(c.fid)) return this.ours.get(c.fid);
+    const taken = new Set(this.ours.values());
+    const k = this.decks[c.owner].findIndex((n, i) => n === c.name && !taken.has(`p${c.owner}c${i}`));
+    if (k < 0) return null;
+    this.ours.set(c.fid, `p${c.owner}c${k}`);
+    return `p${c.owner}c${k}`;
+  }
+
+  zones() {
+    const z = {};
+    this.decks.forEach((d, p) => d.forEach((_, k) => { z[`p${p}c${k}`] = "library"; }));
+    for (const c of this.visible()) { const id = this.idOf(c); if (id) z[id] = c.zone; }
+    return z;
+  }
+
+  setup() {
+    const zones = this.zones();
+    const v = this.view;
+    return {
+      players: this.decks.length, turn: v.turn, active: seatOf(v.activePlayerId), step: STEPS[v.step],
+      life: v.players.map((p) => p.life), mana_rules: "lands",
+      cards: [...this.names].map(([id, card]) => ({ id, card, owner: Number(id.slice(1, id.indexOf("c"))), zone: zones[id] })),
+    };
+  }
+
+  observe() {
+    const v = this.view;
+    const stack = v.stack.map((o) => this.isAbility(o) ? `ability:${ABILITIES[o.identity.name] || o.identity.name}` : this.ours.get(o.sourceId));
+    const plotted = this.visible().filter((c) => c.plotted && c.zone === "exile").map((c) => this.idOf(c));
+    return {
+      zones: this.zones(), plotted, pending: this.pending(), life: v.players.map((p) => p.life), turn: v.turn, active: seatOf(v.activePlayerId),
+      step: STEPS[v.step] ?? v.step, priority: seatOf(v.priorityPlayerId), stack,
+      mana: v.players.map((p) => Object.values(p.manaPool || {}).reduce((a, b) => a + b, 0)),
+      game_over: Boolean(v.gameOver), in_game: v.players.filter((p) => p.status === "playing").map((p) => seatOf(p.id)),
+    };
+  }
+
+  // A choice the resolving spell asks (Faithless Looting's discard, CR 701.9a), as the model's `pending`.
+  pending() {
+    if (this.over || this.prompt.input.type !== "chooseCards" || this.view.step === "cleanup") return null;
+    const top = this.view.stack.at(-1);
+    return { choice: "discard", player: seatOf(this.prompt.decidingPlayerId), source: top ? this.ours.get(top.sourceId) ?? null : null };
+  }
+
+  fid(ourId) { for (const [f, o] of this.ours) if (o === ourId) return f; return null; }
+
+  // Our actions, from the chooseAction prompt of the player with priority (lists_actions is false:
+  // a cast is listed once, without its targets, X, kicker or spend, which Forge asks afterwards).
+  actions() {
+    if (this.over || this.prompt.input.type !== "chooseAction") return [];
+    const player = seatOf(this.prompt.decidingPlayerId);
+    const out = [{ player, do: "pass" }];
+    for (const a of this.prompt.input.actions) {
+      const card = this.ours.get(a.cardId);
+      if (!card) continue;
+      if (a.type === "cast" && a.label.startsWith("Play ")) out.push({ player, do: "play", card });
+      else if (a.type === "cast" && howOf(a.mode)) out.push({ player, do: "cast", card, how: howOf(a.mode) });
+      else if (a.type === "activateAbility" && a.isManaAbility) out.push({ player, do: "tap", card });
+      else if (isPlot(a)) out.push({ player, do: "plot", card, from: "hand" });
+    }
+    return out;
+  }
+
+  async apply(a) {
+    if (this.over) return { legal: false, reason: "the game is over" };
+    if (this.pending()) return this.choose(a);
+    if (this.prompt.input.type !== "chooseAction") return { legal: false, reason: `Forge waits for ${this.prompt.input.type}` };
+    if (a.player !== seatOf(this.prompt.decidingPlayerId)) return { legal: false, reason: "that player has no priority" };
+    if (a.do === "pass") {
+      await this.answer({ type: "pass", exhaustStack: false });
+      await this.advance();
+      return { legal: true };
+    }
+    const fid = this.fid(a.card);
+    const offered = this.prompt.input.actions.filter((x) => x.cardId === fid);
+    let act;
+    if (a.do === "play") act = offered.find((x) => x.type === "cast" && x.label.startsWith("Play "));
+    else if (a.do === "tap") act = offered.find((x) => x.type === "activateAbility" && x.isManaAbility);
+    else if (a.do === "plot" && (a.from || "hand") === "hand") act = offered.find(isPlot);
+    else if (a.do === "cast") act = offered.find((x) => x.type === "cast" && !x.label.startsWith("Play ") && howOf(x.mode) === (a.how || "normal"));
+    else return { legal: false, reason: `verb ${a.do} is not supported` };
+    if (!act) return { legal: false, reason: `Forge does not offer it (${offered.map((x) => x.label || x.description).join("; ") || "nothing for that card"})` };
+    if (!(await this.answer({ type: "act", actionId: act.id }))) return { legal: false, reason: `Forge refused: ${this.errors.at(-1)}` };
+    const refused = await this.followUp(a);
+    await this.advance();
+    return refused ? { legal: false, reason: refused } : { legal: true };
+  }
+
+  async choose(a) {
+    const inp = this.prompt.input;
+    if (a.do !== "choose" || a.player !== seatOf(this.prompt.decidingPlayerId)) return { legal: false, reason: "Forge waits for a discard" };
+    const ids = (a.cards || []).map((c) => this.fid(c));
+    if (ids.some((f) => !inp.cards.some((c) => c.id === f)) || new Set(ids).size !== ids.length
+        || ids.length < inp.min || ids.length > inp.max) return { legal: false, reason: `Forge asks ${inp.min}..${inp.max} of its cards` };
+    if (!(await this.answer({ type: "chooseCardsDecision", chosenCardIds: ids }))) return { legal: false, reason: `Forge refused: ${this.errors.at(-1)}` };
+    await this.advance();
+    return { legal: true };
+  }
+
+  // Forge's questions while casting, answered from the action (targets, X, kicker), the cost
+  // paid from the pool that our `tap` actions filled: a pool that cannot pay cancels the cast.
+  async followUp(a) {
+    for (let guard = 0; guard < 50 && !this.over; guard++) {
+      const inp = this.prompt.input;
+      if (inp.type === "chooseAction") return null;
+      let out;
+      if (inp.type === "chooseBoardTargets") {
+        const want = (a.targets || []).map((t) => t.startsWith("player:") ? `player-${t.slice(7)}` : this.fid(t));
+        const chosen = inp.candidates.filter((c) => want.includes(c.id));
+        if (chosen.length !== want.length || chosen.length < inp.minTargets) { await this.answer({ type: "cancel" }); return `target not offered (${want})`; }
+        out = { type: "boardTargets", chosen };
+      } else if (inp.type === "chooseNumber") {
+        const x = a.x || 0;
+        if (x < inp.min || x > inp.max) { await this.answer({ type: "numberDecision", chosenNumber: inp.min }); return `X=${x} out of ${inp.min}..${inp.max}`; }
+        out = { type: "numberDecision", chosenNumber: x };
+      } else if (inp.type === "chooseFromSelection") {
+        const k = inp.options.findIndex((o) => /kick/i.test(o.label));
+        out = { type: "selectionDecision", chosenIndices: a.kicker && k >= 0 ? [k] : [] };
+      } else if (inp.type === "payManaCost") {
+        if (!inp.canConfirmFromPool) { await this.answer({ type: "cancel" }); return `the pool cannot pay ${inp.manaCost}`; }
+        out = { type: "pay", auto: false };
+      } else {
+        return `unexpected prompt ${inp.type}`;
+      }
+      if (!(await this.answer(out))) return `Forge refused: ${this.errors.at(-1)}`;
+    }
+    return null;
+  }
+
+  dispose() { this.engine?.dispose(); }
+}
+
 async function main() {
   const [installDir, flag, count] = process.argv.slice(2);
   const entry = join(installDir, "node_modules", "@manabrew", "forge-wasm", "node.js");
@@ -114,21 +376,43 @@ async function main() {
     process.exit(0);
   }
   const reply = (o) => process.stdout.write(JSON.stringify(o) + "\n");
-  for await (const line of createInterface({ input: process.stdin })) {
+  let game = null;
+  const lines = createInterface({ input: process.stdin });
+  for await (const line of lines) {
     let req;
     try { req = JSON.parse(line); } catch { reply({ ok: false, error: "request is not JSON" }); continue; }
-    if (req.op === "hello") {
-      reply({ ok: true, name: "forge", version: `forge-wasm ${mod.VERSION}`, supports: {
-        cards: CARDS, verbs: ["pass", "cast"], hows: ["normal", "flashback", "plotted"], observe: [],
-        players: [2], lists_actions: false, planes: [], lacks: ["extra_turns"] } });
-    } else if (req.op === "setup") {
-      reply({ ok: false, unsupported: true, error: "Forge cannot be set up in a position (no state injection); use --engine-deals" });
-    } else if (req.op === "quit") {
-      reply({ ok: true }); process.exit(0);
-    } else {
-      reply({ ok: false, error: `no game: ${req.op} needs a setup, which Forge cannot do` });
+    try {
+      if (req.op === "hello") {
+        reply({ ok: true, name: "forge", version: `forge-wasm ${mod.VERSION}`, supports: {
+          cards: DEALT, verbs: ["pass", "cast", "play", "tap", "plot", "choose"], hows: ["normal", "flashback", "plotted"],
+          observe: ["zones", "plotted", "pending", "life", "mana", "turn", "active", "step", "priority", "stack"],
+          players: [2], max_x: 3, lists_actions: false, planes: [], lacks: ["extra_turns", "spend"] } });
+      } else if (req.op === "setup") {
+        reply({ ok: false, unsupported: true, error: "Forge cannot be set up in a position (no state injection); use --engine-deals" });
+      } else if (req.op === "deal") {
+        game?.dispose();
+        game = new Game(mod, req.decks, Number(process.env.MTGCHECK_FORGE_TIMEOUT_MS || 60000));
+        await game.start();
+        reply({ ok: true, setup: game.setup(), hidden_libraries: true });
+      } else if (req.op === "quit") {
+        reply({ ok: true }); game?.dispose(); process.exit(0);
+      } else if (!game) {
+        reply({ ok: false, error: `no game: ${req.op} needs a deal (Forge cannot be set up)` });
+      } else if (req.op === "actions") {
+        reply({ ok: true, actions: game.actions() });
+      } else if (req.op === "apply") {
+        reply({ ok: true, ...(await game.apply(req.action)) });
+      } else if (req.op === "observe") {
+        reply({ ok: true, observation: game.observe() });
+      } else {
+        reply({ ok: false, error: `unknown op ${req.op}` });
+      }
+    } catch (e) {
+      reply({ ok: false, error: `${req.op}: ${e.message}` });
     }
   }
+  game?.dispose();
+  process.exit(0);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

@@ -1,0 +1,93 @@
+"""Hidden draws as observations, for an engine that hides its libraries' order (Forge).
+
+The harness knows the decks, so it knows which cards a library holds, not their order: the
+order of a dealt setup is a guess, and "the model accepts any card the library could hold,
+then follows the engine's" (docs/engine-deals.md).  Apart from mtgcheck.validate, which calls
+it, so that the two do not import one another.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from mtgcheck.divergence import Divergence
+from mtgcheck.model.actions import Action, enabled_transition
+from mtgcheck.model.config import Config
+from mtgcheck.model.state import ZONES, State
+from mtgcheck.scenario_run import describe
+
+LIBRARY = ZONES.index("library")
+
+
+class Comparer(Protocol):
+    """What follow_draws needs of mtgcheck.validate.Driver: its last observation and its comparison."""
+
+    seen: dict[str, Any]
+
+    def _compare(self, cfg: Config, s: State, i: int,
+                 after: tuple[str, State, Any, Action] | None) -> Divergence | None: ...
+
+
+def drawn_instead(cfg: Config, start: State, before: State, after: State,
+                  engine_zones: dict[str, Any]) -> list[tuple[int, int]]:
+    """The library cards the engine drew in a step where the rules drew others: pairs (the
+    card the model drew, the card the engine shows drawn), both of one owner's library.
+
+    Sound by construction: a pair is only made of two cards of the same owner, both in that
+    library before the step (and since the deal: the same objects, CR 400.7), the first drawn
+    under the rules and still in the library in the engine, the second still in the library
+    under the rules and out of it in the engine.  Any other difference stays a divergence.
+    """
+    ids = [sl.id for sl in cfg.slots]
+    pairs = []
+    for p in range(cfg.players):
+        mine = [j for j, sl in enumerate(cfg.slots) if sl.owner == p and before.zone[j] == LIBRARY
+                and before.oid[j] == start.oid[j]]
+        drew = [j for j in mine if after.zone[j] != LIBRARY and engine_zones.get(ids[j]) == "library"]
+        shown = [k for k in mine if after.zone[k] == LIBRARY and engine_zones.get(ids[k]) not in (None, "library")]
+        key = lambda j: before.pos[j]  # noqa: E731 - top first
+        pairs += list(zip(sorted(drew, key=key), sorted(shown, key=key), strict=False))  # the fewer of the two
+    return pairs
+
+
+def follow_draws(driver: Comparer, cfg: Config, start: State, before: State, after: State, a: Action,
+                 setup: dict[str, Any], div: Divergence) -> tuple[State, Divergence | None, dict[str, Any]]:
+    """A hidden draw as an observation: "the model accepts any card the library could hold,
+    then follows the engine's".  When the engine drew other cards of a library than the rules
+    did in the step ``a`` that ended in ``div`` (:func:`drawn_instead`), the cards swap places
+    in the model's library before the step, the step is taken again under the rules and
+    compared again.  Returns the state after the step, the divergence left (None: none) and
+    the setup with the swapped library order (the stored counterexample replays it)."""
+    for _ in range(cfg.n):
+        pairs = drawn_instead(cfg, start, before, after, driver.seen.get("zones") or {})
+        t = enabled_transition(cfg, swap(before, pairs), a) if pairs else None
+        if t is None:
+            break
+        before, setup = swap(before, pairs), swap_setup(cfg, setup, pairs)
+        after = t.effect(before)
+        div_or_none = driver._compare(cfg, after, div.step, (describe(cfg, a), before, t, a))
+        if div_or_none is None or div_or_none.kind != "observation":
+            return after, div_or_none, setup
+        div = div_or_none
+    return after, div, setup
+
+
+def swap(s: State, pairs: list[tuple[int, int]]) -> State:
+    """The state with each pair's library positions exchanged."""
+    pos = list(s.pos)
+    for j, k in pairs:
+        pos[j], pos[k] = pos[k], pos[j]
+    return s.replace(pos=tuple(pos))
+
+
+def swap_setup(cfg: Config, setup: dict[str, Any], pairs: list[tuple[int, int]]) -> dict[str, Any]:
+    """The setup with each pair's entries exchanged: their library order, as :func:`swap` has it."""
+    cards = list(setup["cards"])
+    where = {c["id"]: n for n, c in enumerate(cards)}
+    for j, k in pairs:
+        a, b = where[cfg.slots[j].id], where[cfg.slots[k].id]
+        cards[a], cards[b] = cards[b], cards[a]
+    return {**setup, "cards": cards}
+
+
+__all__ = ["LIBRARY", "Comparer", "drawn_instead", "follow_draws", "swap", "swap_setup"]
