@@ -363,6 +363,8 @@ Result *search(const int *s0, long max_states, double timeout, int first_violati
   int a[F], k2[F], b[F], err = 0;
   u64 kw[W], aw[W], bw[W];
   long out[T > 0 ? T : 1];
+  int *succ_b = NULL, *succ_t = NULL, succ_cap = 0;  /* the successors of the state being expanded */
+  u64 *succ_id = NULL;
   unsigned char w[NS + NT + 1], ok[NS + NT + 1], violated[NS + NT + 1];
   struct timespec t0, now;
   if (!r) return NULL;
@@ -397,6 +399,13 @@ Result *search(const int *s0, long max_states, double timeout, int first_violati
   } while (0)
 
   int expanding = 0;  /* whether tree holds the tree of the state being expanded */
+  /* Room for 64 successors at first (grow's first size, 1024, would weigh on a small search's
+     --max-memory); it doubles when a state has more. */
+  succ_cap = 64;
+  succ_b = (int *)malloc(sizeof(int) * F * 64); succ_id = (u64 *)malloc(sizeof(u64) * 64);
+  succ_t = (int *)malloc(sizeof(int) * 64);
+  if (!succ_b || !succ_id || !succ_t) FAIL(1);
+  held += 64 * (long)(sizeof(int) * F + sizeof(u64) + sizeof(int));
   u64 id0;
   IDENTIFY(s0, &id0);
   if (grow((void **)&v.ident, &v.cap, 1, sizeof(u64), &held)) FAIL(1);
@@ -429,12 +438,32 @@ Result *search(const int *s0, long max_states, double timeout, int first_violati
     unpack(aw, a);
     if (a[GAME_OVER] || (max_turn >= 0 && a[TURN] > max_turn)) continue;
     if (!fingerprints) { tree_read(tree, v.ident[i]); expanding = 1; }
-    int n_out = 0;
+    /* Two passes over the successors.  The first steps every transition and identifies each
+       successor, asking for its visited-set slot at once; the second looks them up and adds the
+       new ones, in transition order (so the numbering and the traces are the one-pass search's).
+       The look-ups' cache misses then overlap instead of waiting one after another. */
+    int n_out = 0, n_succ = 0;
     for (int t = 0; t < T; t++) {
-      if (!STEP[t](a, b)) continue;
+      if (n_succ == succ_cap) {
+        long c = succ_cap, c2 = succ_cap, c3 = succ_cap;
+        if (grow((void **)&succ_b, &c, n_succ + 1, sizeof(int) * F, &held)
+            || grow((void **)&succ_id, &c2, n_succ + 1, sizeof(u64), &held)
+            || grow((void **)&succ_t, &c3, n_succ + 1, sizeof(int), &held)) FAIL(1);
+        succ_cap = (int)c;
+      }
+      int *bt = succ_b + (long)n_succ * F;
+      if (!STEP[t](a, bt)) continue;
+      IDENTIFY(bt, &succ_id[n_succ]);
+#ifdef __GNUC__
+      __builtin_prefetch(&v.index.slot[(long)(mix(succ_id[n_succ]) & (u64)(v.index.cap - 1))]);
+#endif
+      succ_t[n_succ++] = t;
+    }
+    for (int m = 0; m < n_succ; m++) {
+      int t = succ_t[m];
+      u64 id = succ_id[m];
+      memcpy(b, succ_b + (long)m * F, sizeof b);
       fired[t]++;
-      u64 id;
-      IDENTIFY(b, &id);
       long mask = v.index.cap - 1, slot = (long)(mix(id) & (u64)mask), j = -1;
       for (u32 x; (x = v.index.slot[slot]); slot = (slot + 1) & mask)
         if (v.ident[x - 1] == id) { j = x - 1; break; }
@@ -484,7 +513,7 @@ done:
   r->nodes = tree ? tree->n_nodes : 0;
   r->frontier_peak = q.peak; r->spilled = q.spilled;
   r->parent = v.parent; r->via = v.via;
-  free(v.ident); free(v.index.slot);
+  free(v.ident); free(v.index.slot); free(succ_b); free(succ_id); free(succ_t);
   if (tree) { free(tree->node); free(tree->nodes.slot); free(tree); }
   free(q.ring); free(q.wbuf); free(q.rbuf);
   if (q.fd >= 0) close(q.fd);
