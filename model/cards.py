@@ -18,7 +18,7 @@ from typing import Any, Iterator
 from .errors import FormatError, UnknownCardError
 from .formats import checked, shown_value
 
-from .mana import ManaCost, parse_card_cost, parse_mana_cost
+from .mana import COLOURS, ManaCost, parse_card_cost, parse_mana_cost
 
 POOL_FILE = "mtgcheck/data/cards.json"
 KEYWORDS = frozenset({"Flash", "Flying", "Haste", "Plot", "Flashback", "Kicker", "Prowess"})
@@ -153,7 +153,7 @@ def _amount(cost: ManaCost | None) -> int | None:
 
 
 #: A mana ability's text, as the pool writes the basic lands' (CR 305.6).
-_MANA_ABILITY = re.compile(r"\{T\}: Add \{([WUBRGC])\}\.")
+_MANA_ABILITY = re.compile(rf"\{{T\}}: Add \{{([{COLOURS}C])\}}\.")
 
 
 def _produces(types: frozenset[str], text: str, where: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 
 from .cards import CardDef, PlaneDef
+from .mana import COLOURS
 
 # Named rule variants. A variant swaps one reading of a rule for another; the default is
 # the reading the model follows (RULES.md, "Special actions").
@@ -119,7 +120,7 @@ class Config:
     def pool_colours(self) -> str:
         """The colours some land of the configuration adds (WUBRG order); "" without lands."""
         made = {sl.card.produces for sl in self.slots} if self.lands else set()
-        return "".join(c for c in "WUBRG" if c in made)
+        return "".join(c for c in COLOURS if c in made)
 
     @property
     def planechase(self) -> bool:

@@ -1,5 +1,6 @@
 """Lands, with mana as real engines have it (``Config.lands``): playing a land (CR 305) and
-tapping it for mana (CR 605), and what a new turn does to them (CR 502.3, 305.2).
+tapping it for mana (CR 605).  What a new turn does to them (CR 502.3, 305.2) and the pools'
+emptying (CR 500.4) are in :mod:`.turns`.
 
 Without lands (the built-ins' abstract mana) there is nothing here: land cards stay where
 they are, as before, and no transition of this module exists.

@@ -24,11 +24,12 @@ from typing import Any, Callable
 
 from .config import Config
 from .logic import And, Sum, put
+from .mana import COLOURS
 from .state import State
 from .vocabulary import Cond
 
-#: The state field of each colour's pool (CR 106.1b), in WUBRG order.
-POOL_FIELDS = {"W": "pool_w", "U": "pool_u", "B": "pool_b", "R": "pool_r", "G": "pool_g"}
+#: The state field of each colour's pool (CR 106.1b), in WUBRG order (``mana.COLOURS``).
+POOL_FIELDS = {c: f"pool_{c.lower()}" for c in COLOURS}
 
 
 @dataclass(frozen=True, slots=True)
