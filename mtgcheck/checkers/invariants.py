@@ -75,6 +75,10 @@ class Candidate:
     name: str
     template: str
     build: Callable[[Sequence[Any]], Any]
+    #: For a constant bound on one entry (``pos[bolt] >= 0``, ``x[bolt] <= 3``, ``pending in
+    #: [0, 1, 2]``): (column, lowest, highest), None for no bound that side; what interval
+    #: arithmetic may prove without a query (``z3bmc/intervals.py``).
+    bound: tuple[int, int | None, int | None] | None = None
 
 
 def entries(cfg: Config) -> list[Entry]:
@@ -217,8 +221,9 @@ def mine(cfg: Config, states: Sequence[State], *, max_set: int = 3) -> list[Cand
     by_col = {e.col: e for e in es}
     cands: dict[str, Candidate] = {}
 
-    def add(name: str, template: str, build: Callable[[Sequence[Any]], Any]) -> None:
-        cands.setdefault(name, Candidate(name, template, build))
+    def add(name: str, template: str, build: Callable[[Sequence[Any]], Any],
+            bound: tuple[int, int | None, int | None] | None = None) -> None:
+        cands.setdefault(name, Candidate(name, template, build, bound))
 
     def vals(mask: np.ndarray, col: int) -> list[int]:
         return sorted(int(v) for v in np.unique(M[mask, col]))
@@ -246,7 +251,8 @@ def mine(cfg: Config, states: Sequence[State], *, max_set: int = 3) -> list[Cand
                 ok = (M[:, e.col] >= b).all() if which == "lo" else (M[:, e.col] <= b).all()
                 if ok:
                     add(f"{e.label} {'>=' if which == 'lo' else '<='} {b}", "range",
-                        (lambda f, c=e.col, b=b, w=which: f[c] >= b if w == "lo" else f[c] <= b))
+                        (lambda f, c=e.col, b=b, w=which: f[c] >= b if w == "lo" else f[c] <= b),
+                        (e.col, b, None) if which == "lo" else (e.col, None, b))
             else:
                 r, off = ref
                 ok = (M[:, e.col] <= M[:, r] + off).all()
@@ -256,9 +262,10 @@ def mine(cfg: Config, states: Sequence[State], *, max_set: int = 3) -> list[Cand
         dom = _domain(cfg, e.decl)
         u = uncond[e.col]
         if len(u) == 1 and e.decl.holds not in DISCRETE:
-            add(f"{e.label} == {u[0]}", "range", (lambda f, c=e.col, v=u[0]: f[c] == v))
+            add(f"{e.label} == {u[0]}", "range", (lambda f, c=e.col, v=u[0]: f[c] == v), (e.col, u[0], u[0]))
         if e.decl.holds in DISCRETE and dom is not None and len(u) < len(dom) and len(u) <= max_set:
-            add(f"{e.label} in {u}", "range", (lambda f, c=e.col, u=tuple(u): _in(f[c], u)))
+            add(f"{e.label} in {u}", "range", (lambda f, c=e.col, u=tuple(u): _in(f[c], u)),
+                (e.col, u[0], u[-1]) if u == list(range(u[0], u[-1] + 1)) else None)  # an interval
         if e.decl.holds in DISCRETE and e.decl.holds != BOOL and dom is not None and 1 < len(u) < len(dom):
             # each value never seen, apart: it may be the one an initial placement rules out
             # where the whole set is not (a land put in the hand, but never on the stack)

@@ -103,7 +103,7 @@ class Induction:
                 return
             carried = [c.name for c in self.closure.proven_candidates()]
         if self.invariants:
-            self.closure = Closure(enc, self.invariants, budget, todo, proven=carried)
+            self.closure = Closure(enc, self.invariants, budget, todo, proven=carried, intervals=True)
             path = self.closure.path
         else:
             path = Path(enc, 0)
