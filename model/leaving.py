@@ -8,10 +8,11 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 
 from .vocabulary import Action, Cond, Transition
-from .common import ask_choice, game_on, next_in_game, player_in_game, receiver_of_priority, resolution_waits
+from .common import ask_choice, game_on, n_in_game, next_in_game, player_in_game, receiver_of_priority, resolution_waits
 from .config import Config
 from .logic import And, If, Not, Or, Sum, is_sym, put
-from .state import ABILITY_RESET, AB_NONE, AB_PLANESWALK, OUTSIDE, P_NONE, State
+from .state import ABILITY_RESET, AB_NONE, AB_PLANESWALK, OUTSIDE, P_HAND_SIZE, P_NONE, State, branch
+from .turns import discarders, next_turn
 from .zones import compact, move
 
 
@@ -30,6 +31,9 @@ def leave_game(cfg: Config, s: State, p: int, leaving: Sequence[Any] = ()) -> St
     # priority: CR 117.5, that player still gets it (or the next one, below, if they leave).
     mine = s.pending_player == p
     ended = And(mine, resolution_waits(cfg, s))
+    # CR 514.1 / 514.3: a discard to hand size the leaving (active) player owed goes with them;
+    # the cleanup step then ends as it would have, and the next turn begins (below).
+    cleanup_over = And(mine, s.pending == P_HAND_SIZE) if discarders(cfg) else False
     if cfg.planechase:
         # CR 800.4p / 901.6: if the planar controller would leave, the next player in turn
         # order who wouldn't leave (neither ``p`` nor a player leaving with them) becomes
@@ -62,6 +66,8 @@ def leave_game(cfg: Config, s: State, p: int, leaving: Sequence[Any] = ()) -> St
     # CR 800.4a: if the leaving player had priority, the next player in turn order still in
     # the game gets it.
     s = s.replace(priority=If(s.priority == p, next_in_game(cfg, s, p), s.priority), passes=passes)
+    if cleanup_over is not False:
+        s = branch(And(cleanup_over, n_in_game(s) > 1), lambda s=s: next_turn(cfg, s), lambda s=s: s)
     return s
 
 
