@@ -12,11 +12,16 @@ import subprocess
 import sys
 import types
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
+from mtgcheck.divergence import Trace
 from mtgcheck.engines import forge
 from mtgcheck.engines.base import EngineSpecError
+from mtgcheck.model.actions import Action
+from mtgcheck.model.config import Config
+from mtgcheck.model.state import HALVES, State
 
 FIXTURES = Path(__file__).parent / "fixtures" / "forge" / "prompts.json"
 
@@ -195,3 +200,98 @@ def test_dealt_games_on_forge_agree_in_their_first_turn() -> None:
     rep = dealt.run("forge", budget=2, seed=5, store_dir=None, call_timeout=120, max_steps=10)
     assert rep.traces == 2 and rep.steps >= 2 * 5
     assert rep.found == [], [tr.divergence.why for tr, _, _ in rep.found if tr.divergence]
+
+
+def _node_eval(expr: str) -> object:
+    """The JSON value of ``expr``, evaluated in Node with the driver's exports in scope."""
+    node = _real_node()
+    script = ("import * as d from %s;\nconsole.log(JSON.stringify(%s));\n" % (json.dumps(forge.DRIVER.as_uri()), expr))
+    done = subprocess.run([str(node), "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_split_card_halves_are_read_from_forge_labels() -> None:
+    # Forge offers one cast per half of a split card, labelled with the half's name (CR 709.3).
+    got = _node_eval('[d.halfOf("Fire // Ice", "Cast Fire"), d.halfOf("Fire // Ice", "Cast Ice"),'
+                     ' d.halfOf("Fire // Ice", "Cast Fire // Ice"), d.halfOf("Lightning Bolt", "Cast Lightning Bolt")]')
+    assert got == ["left", "right", None, None]
+
+
+Goal = Callable[[Config, Action], bool]
+
+
+def _play_for(decks: list[list[str]], goals: list[Goal], *, max_steps: int = 160, after: int = 8) -> tuple[Trace, list[int]]:
+    """A dealt Forge game compared step by step with the rules (``Driver.play``, draws followed),
+    played towards ``goals``: each goal is an action taken the first time the rules allow one
+    (a land is played whenever it can be, the active player taps its lands in its first main
+    phase while a goal waits); once all are done, ``after`` more actions (passes and answers).
+    Returns the trace and the index of the action that met each goal."""
+    from mtgcheck.dealt import ask_deal
+    from mtgcheck.model.observe import observe
+    from mtgcheck.validate import Driver
+
+    _installed()
+    driver = Driver("forge", call_timeout=120, max_steps=max_steps)
+    met: list[int] = []
+    try:
+        setup, hidden = ask_deal(driver, decks, 1, [0, 0])
+        left = list(goals)
+        tail = [after]
+
+        def choose(i: int, cfg: Config, s: State, legal: list[Action]) -> Action | None:
+            if not left:
+                tail[0] -= 1
+                if tail[0] < 0:
+                    return None
+            for g in left:
+                hit = next((a for a in legal if g(cfg, a)), None)
+                if hit is not None:
+                    left.remove(g)
+                    met.append(i)
+                    return hit
+            for verb in ("choose", "play"):
+                a = next((a for a in legal if a.verb == verb), None)
+                if a is not None:
+                    return a
+            o = observe(cfg, s)
+            if left and o["step"] == "main1" and o["priority"] == o["active"] and not o["stack"]:
+                a = next((a for a in legal if a.verb == "tap"), None)
+                if a is not None:
+                    return a
+            return next((a for a in legal if a.verb == "pass"), None)
+
+        tr = driver.play(setup, choose, source="(test)", dealt=True, follow_draws=hidden)
+    finally:
+        driver.close()
+    return tr, met
+
+
+def test_fire_and_ice_are_cast_half_by_half_as_the_rules_say() -> None:
+    # Fire with one target (the model's: all 2 damage to it, no division asked), Ice tapping a land
+    # and drawing (a hidden draw, followed); every step compared with the rules.
+    def fire(cfg: Config, a: Action) -> bool:
+        return a.verb == "cast" and HALVES[a.half] == "left" and 0 <= a.target < cfg.players and a.target != a.player
+
+    def ice(cfg: Config, a: Action) -> bool:
+        return a.verb == "cast" and HALVES[a.half] == "right" and a.target >= cfg.players
+
+    decks = [["Fire // Ice"] * 4, ["Fire // Ice"] * 4]
+    tr, met = _play_for(decks, [fire, ice])
+    assert tr.divergence is None, tr.divergence.why
+    assert len(met) == 2, f"goals met at {met} in {len(tr.actions)} actions"
+    casts = [tr.actions[i] for i in met]
+    assert [c.get("half") for c in casts] == ["left", "right"] and casts[0]["targets"][0].startswith("player:")
+
+
+def test_kicked_burst_lightning_deals_four() -> None:
+    # A kicked cast (CR 702.33): listed, Forge's optional-cost prompt answered from the action's
+    # kicker, paid {4}{R} from the pool, and 4 damage observed (life compared with the rules).
+    def kicked(cfg: Config, a: Action) -> bool:
+        return a.verb == "cast" and a.kicker == 1 and 0 <= a.target < cfg.players and a.target != a.player
+
+    deck = ["Burst Lightning"] * 3 + ["Mountain"] * 17
+    tr, met = _play_for([deck, deck], [kicked], max_steps=200)
+    assert tr.divergence is None, tr.divergence.why
+    assert len(met) == 1, f"not cast in {len(tr.actions)} actions"
+    assert tr.actions[met[0]].get("kicker") is True

@@ -115,7 +115,16 @@ const COLOURS = { "Lightning Bolt": "R", "Burst Lightning": "R", "Blaze": "R", "
 const ABILITIES = { "Slickshot Show-Off": "show-off-pump" };
 // The cards `deal` plays: those whose every prompt the driver maps (the others: docs/engine-deals.md).
 export const DEALT = ["Lightning Bolt", "Burst Lightning", "Blaze", "Think Twice", "Slickshot Show-Off", "Faithless Looting",
-  "Mountain", "Island"];
+  "Fire // Ice", "Mountain", "Island"];
+// A split card's halves (CR 709): Forge offers one cast per half, labelled with the half's name
+// ("Cast Fire", "Cast Ice"); our `half` is "left" or "right".
+export const HALVES = ["left", "right"];
+export function halfOf(name, label) {
+  const halves = name.split(" // ");
+  if (halves.length !== 2) return null;
+  const k = halves.findIndex((h) => label === `Cast ${h}`);
+  return k < 0 ? null : HALVES[k];
+}
 // Plot is an activated ability in Forge (its text starts with the keyword), the plotted cast a cast mode.
 const isPlot = (a) => a.type === "activateAbility" && !a.isManaAbility && /^Plot\b/.test(a.description || "");
 
@@ -285,7 +294,10 @@ class Game {
       const card = this.ours.get(a.cardId);
       if (!card) continue;
       if (a.type === "cast" && a.label.startsWith("Play ")) out.push({ player, do: "play", card });
-      else if (a.type === "cast" && howOf(a.mode)) out.push({ player, do: "cast", card, how: howOf(a.mode) });
+      else if (a.type === "cast" && howOf(a.mode)) {
+        const half = halfOf(this.names.get(card), a.label);
+        out.push({ player, do: "cast", card, how: howOf(a.mode), ...(half ? { half } : {}) });
+      }
       else if (a.type === "activateAbility" && a.isManaAbility) out.push({ player, do: "tap", card });
       else if (isPlot(a)) out.push({ player, do: "plot", card, from: "hand" });
     }
@@ -308,7 +320,8 @@ class Game {
     if (a.do === "play") act = offered.find((x) => x.type === "cast" && x.label.startsWith("Play "));
     else if (a.do === "tap") act = offered.find((x) => x.type === "activateAbility" && x.isManaAbility);
     else if (a.do === "plot" && (a.from || "hand") === "hand") act = offered.find(isPlot);
-    else if (a.do === "cast") act = offered.find((x) => x.type === "cast" && !x.label.startsWith("Play ") && howOf(x.mode) === (a.how || "normal"));
+    else if (a.do === "cast") act = offered.find((x) => x.type === "cast" && !x.label.startsWith("Play ") && howOf(x.mode) === (a.how || "normal")
+      && halfOf(this.names.get(a.card), x.label) === (a.half ?? null));
     else return { legal: false, reason: `verb ${a.do} is not supported` };
     if (!act) return { legal: false, reason: `Forge does not offer it (${offered.map((x) => x.label || x.description).join("; ") || "nothing for that card"})` };
     if (!(await this.answer({ type: "act", actionId: act.id }))) return { legal: false, reason: `Forge refused: ${this.errors.at(-1)}` };
@@ -336,9 +349,15 @@ class Game {
       if (inp.type === "chooseAction") return null;
       let out;
       if (inp.type === "chooseBoardTargets") {
+        // Forge asks again while fewer than maxTargets are chosen (Fire: "one or two targets",
+        // asked one at a time, the ones chosen no longer offered): the targets not yet given,
+        // then none. With one target Fire's 2 damage all go to it: Forge asks no division.
         const want = (a.targets || []).map((t) => t.startsWith("player:") ? `player-${t.slice(7)}` : this.fid(t));
-        const chosen = inp.candidates.filter((c) => want.includes(c.id));
-        if (chosen.length !== want.length || chosen.length < inp.minTargets) { await this.answer({ type: "cancel" }); return `target not offered (${want})`; }
+        const rest = want.slice(inp.chosenTargets || 0);
+        const chosen = inp.candidates.filter((c) => rest.includes(c.id));
+        if (chosen.length !== rest.length || chosen.length + (inp.chosenTargets || 0) < inp.minTargets) {
+          await this.answer({ type: "cancel" }); return `target not offered (${want})`;
+        }
         out = { type: "boardTargets", chosen };
       } else if (inp.type === "chooseNumber") {
         const x = a.x || 0;
