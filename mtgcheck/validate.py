@@ -313,6 +313,9 @@ class Driver:
                 self.steps += 1
                 before = s
                 s, tr.divergence = self._apply(cfg, s, len(tr.actions) - 1, a)
+                if follow_draws and "library_top" in self.seen and (tr.divergence is None or tr.divergence.kind == "observation"):
+                    s, tr.divergence, tr.setup = hidden_draws.follow_look(self, cfg, se.start, before, s, a,
+                                                                          len(tr.actions) - 1, tr.setup, tr.divergence)
                 if follow_draws and tr.divergence is not None and tr.divergence.kind == "observation":
                     s, tr.divergence, tr.setup = hidden_draws.follow_draws(self, cfg, se.start, before, s, a, tr.setup,
                                                                            tr.divergence)

@@ -172,3 +172,19 @@ def test_drawn_instead_pairs_only_the_drawing_players_library() -> None:
     # Swapping follows the pair: the engine's card is now on top.
     swapped = hidden_draws.swap(s, [(3, 4)])
     assert (swapped.pos[3], swapped.pos[4]) == (s.pos[4], s.pos[3])
+
+
+def test_cards_an_engine_looked_at_go_on_top_of_the_models_library() -> None:
+    # Make Your Own Luck's three cards, as the engine shows them (library_top): swapped onto
+    # the top of the model's guessed order, only within the looking player's library.
+    cfg, s = _position([["Island", "Mountain", "Island", "Lightning Bolt", "Mountain"], ["Mountain", "Island"]])
+    ids = [sl.id for sl in cfg.slots]
+    top = lambda st, p, n: sorted((k for k, sl in enumerate(cfg.slots) if sl.owner == p), key=lambda k: st.pos[k])[:n]  # noqa: E731
+    pairs = hidden_draws.shown_on_top(cfg, s, s, {"0": ["p0l1", "p0l3", "p0l4"]})
+    assert pairs == [(0, 3), (2, 4)]  # p0l1 is on top already; p0l0 and p0l2 give way
+    assert {ids[k] for k in top(hidden_draws.swap(s, pairs), 0, 3)} == {"p0l1", "p0l3", "p0l4"}
+    # The engine showing the model's own top: nothing to follow.
+    assert hidden_draws.shown_on_top(cfg, s, s, {"0": ["p0l1", "p0l0"]}) == []
+    # A card of another player's library, or one the model has left in no library: no pair.
+    assert hidden_draws.shown_on_top(cfg, s, s, {"0": ["p1l1"]}) == []
+    assert hidden_draws.shown_on_top(cfg, s, s, {"0": ["nope"]}) == []

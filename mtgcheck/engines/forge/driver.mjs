@@ -110,7 +110,7 @@ export const DECK_SIZE = 12;
 // The basic land of each colour, and the colours of the cards we play (for padding a deck).
 const BASIC = { R: "Mountain", U: "Island", W: "Plains", B: "Swamp", G: "Forest" };
 const COLOURS = { "Lightning Bolt": "R", "Burst Lightning": "R", "Blaze": "R", "Think Twice": "U", "Fire // Ice": "RU",
-  "Slickshot Show-Off": "R", "Faithless Looting": "R" };
+  "Slickshot Show-Off": "R", "Faithless Looting": "R", "Make Your Own Luck": "GU" };
 // Triggered abilities on the stack, by their source, as the model's ability kinds name them.
 const ABILITIES = { "Slickshot Show-Off": "show-off-pump" };
 // The cards `deal` plays: those whose every prompt the driver maps (the others: docs/engine-deals.md).
@@ -149,6 +149,9 @@ class Game {
     this.prompt = null;        // the prompt waiting for an answer
     this.waiter = null;
     this.errors = [];
+    this.looked = null;        // the library cards Forge showed a player in the last step (Make Your Own Luck's look)
+    this.lookOk = false;       // whether the step is a pass (a spell resolving may look)
+    this.step0 = {};           // our zones when the step began
     // Our id of each deck card: p{owner}c{index in the deck}; Forge's id once Forge shows it.
     this.ours = new Map();     // Forge id -> our id
     this.names = new Map();    // our id -> card name
@@ -207,9 +210,30 @@ class Game {
         // the first cards offered go (the model has no such discard: docs/engine-deals.md, findings).
         const ours = ["mulligan", "diceRolled", "chooseAttackers", "chooseBlockers", "revealCards"];
         if (!a || !(ours.includes(t) || (t === "chooseCards" && this.view.step === "cleanup"))) return;
+        if (t === "revealCards" && this.prompt.input.zone === "library" && this.lookOk) this.look(this.prompt.input.cards);
         await this.answer(a.output);
       }
     }
+  }
+
+  // Make Your Own Luck's look at the top three cards (CR 702.170c; fewer if the library has
+  // fewer), as the spell resolves: the cards are bound to our ids and reported as
+  // `library_top`, so that the harness takes them as its library's top (the order is hidden:
+  // docs/engine-deals.md, Hidden draws). With no nonland card among them Forge shows none
+  // ("No valid cards") and puts them into the hand: they are the cards of the player's library
+  // that left it in this step (read when observed).
+  look(cards) {
+    const owner = seatOf(this.prompt.decidingPlayerId);
+    if (!cards.length) { this.looked = { [owner]: null }; return; }
+    const ids = cards.map((c) => this.idOf({ fid: c.id, name: c.identity.name, owner: seatOf(c.ownerId) }));
+    if (ids.every(Boolean)) this.looked = { [owner]: ids };
+  }
+
+  libraryTop() {
+    const [[owner, ids]] = Object.entries(this.looked);
+    if (ids) return { [owner]: ids };
+    const now = this.zones();
+    return { [owner]: Object.keys(now).filter((id) => id.startsWith(`p${owner}c`) && this.step0[id] === "library" && now[id] !== "library") };
   }
 
   // Every card Forge shows now, with its owner, zone and Forge id (hands from their owners' seats).
@@ -272,14 +296,18 @@ class Game {
       step: STEPS[v.step] ?? v.step, priority: seatOf(v.priorityPlayerId), stack,
       mana: v.players.map((p) => Object.values(p.manaPool || {}).reduce((a, b) => a + b, 0)),
       game_over: Boolean(v.gameOver), in_game: v.players.filter((p) => p.status === "playing").map((p) => seatOf(p.id)),
+      ...(this.looked ? { library_top: this.libraryTop() } : {}),
     };
   }
 
-  // A choice the resolving spell asks (Faithless Looting's discard, CR 701.9a), as the model's `pending`.
+  // A choice the resolving spell asks, as the model's `pending`: Faithless Looting's discard
+  // (CR 701.9a), Make Your Own Luck's card to exile and plot (CR 702.170c: Forge offers the
+  // nonland cards among the three it looked at, none or one).
   pending() {
     if (this.over || this.prompt.input.type !== "chooseCards" || this.view.step === "cleanup") return null;
     const top = this.view.stack.at(-1);
-    return { choice: "discard", player: seatOf(this.prompt.decidingPlayerId), source: top ? this.ours.get(top.sourceId) ?? null : null };
+    const choice = top?.identity?.name === "Make Your Own Luck" ? "make-your-own-luck" : "discard";
+    return { choice, player: seatOf(this.prompt.decidingPlayerId), source: top ? this.ours.get(top.sourceId) ?? null : null };
   }
 
   fid(ourId) { for (const [f, o] of this.ours) if (o === ourId) return f; return null; }
@@ -305,6 +333,11 @@ class Game {
   }
 
   async apply(a) {
+    // A look reported is one of this step, taken as a spell resolves (a pass), not a reveal
+    // after the choice.
+    this.looked = null;
+    this.lookOk = a.do === "pass";
+    this.step0 = this.zones();
     if (this.over) return { legal: false, reason: "the game is over" };
     if (this.pending()) return this.choose(a);
     if (this.prompt.input.type !== "chooseAction") return { legal: false, reason: `Forge waits for ${this.prompt.input.type}` };
@@ -332,7 +365,7 @@ class Game {
 
   async choose(a) {
     const inp = this.prompt.input;
-    if (a.do !== "choose" || a.player !== seatOf(this.prompt.decidingPlayerId)) return { legal: false, reason: "Forge waits for a discard" };
+    if (a.do !== "choose" || a.player !== seatOf(this.prompt.decidingPlayerId)) return { legal: false, reason: `Forge waits for ${this.pending().choice}` };
     const ids = (a.cards || []).map((c) => this.fid(c));
     if (ids.some((f) => !inp.cards.some((c) => c.id === f)) || new Set(ids).size !== ids.length
         || ids.length < inp.min || ids.length > inp.max) return { legal: false, reason: `Forge asks ${inp.min}..${inp.max} of its cards` };
