@@ -202,10 +202,11 @@ def test_dealt_games_on_forge_agree_in_their_first_turn() -> None:
     assert rep.found == [], [tr.divergence.why for tr, _, _ in rep.found if tr.divergence]
 
 
-def _node_eval(expr: str) -> object:
-    """The JSON value of ``expr``, evaluated in Node with the driver's exports in scope."""
+def _node_eval(expr: str, body: str = "") -> object:
+    """The JSON value of ``expr``, evaluated in Node after ``body`` (a module: top-level await
+    allowed) with the driver's exports in scope as ``d``."""
     node = _real_node()
-    script = ("import * as d from %s;\nconsole.log(JSON.stringify(%s));\n" % (json.dumps(forge.DRIVER.as_uri()), expr))
+    script = ("import * as d from %s;\n%s\nconsole.log(JSON.stringify(%s));\n" % (json.dumps(forge.DRIVER.as_uri()), body, expr))
     done = subprocess.run([str(node), "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
@@ -295,3 +296,50 @@ def test_kicked_burst_lightning_deals_four() -> None:
     assert tr.divergence is None, tr.divergence.why
     assert len(met) == 1, f"not cast in {len(tr.actions)} actions"
     assert tr.actions[met[0]].get("kicker") is True
+
+
+# A Game in Forge's cleanup (a stand-in for the engine: it records the answer and shows the next
+# turn), its active player holding nine cards: Forge asks two at once (chooseCards, min = max = 2).
+_CLEANUP = """
+// A Game in Forge's cleanup, its active player holding nine cards: Forge asks two at once.
+const seat = (p) => `player-${p}`;
+const card = (k) => ({ id: `f${k}`, identity: { name: k === 0 ? "Lightning Bolt" : "Mountain" }, visibility: "visible" });
+const view = (step, hand, gone = []) => ({ turn: 3, step, activePlayerId: seat(0), priorityPlayerId: seat(0), gameOver: false, stack: [],
+  players: [0, 1].map((p) => ({ id: seat(p), life: 20, manaPool: {}, status: "playing" })),
+  zones: [{ zone: "hand", ownerId: seat(0), cards: hand.map(card) }, { zone: "graveyard", ownerId: seat(0), cards: gone.map(card) }] });
+const hand = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+const g = new d.Game({}, [["Lightning Bolt"], ["Lightning Bolt"]], 1000);
+const sent = [];
+g.engine = { respond: (id, out) => { sent.push(out.output.chosenCardIds); const left = hand.filter((k) => !out.output.chosenCardIds.includes(`f${k}`));
+  setTimeout(() => { g.views[0] = g.views[1] = view("main1", left, hand.filter((k) => !left.includes(k))); g.views[0].turn = 4;
+    g.prompt = { promptId: "p2", decidingPlayerId: seat(1), input: { type: "chooseAction", actions: [] }, slot: seat(1) }; g.wake(); }, 1); } };
+g.views[0] = g.views[1] = view("cleanup", hand);
+g.prompt = { promptId: "p1", decidingPlayerId: seat(0), input: { type: "chooseCards", cards: hand.map((k) => ({ id: `f${k}` })), min: 2, max: 2 }, slot: seat(0) };
+const ids = hand.map((k) => g.idOf({ fid: `f${k}`, name: k === 0 ? "Lightning Bolt" : "Mountain", owner: 0 }));
+const out = {};
+out.first = await g.apply({ player: 0, do: "choose", cards: [ids[1]] });
+const o1 = g.observe();
+out.after_first = { pending: o1.pending, zone: o1.zones[ids[1]], sent: sent.length };
+out.again = await g.apply({ player: 0, do: "choose", cards: [ids[1]] });
+out.two = await g.apply({ player: 0, do: "choose", cards: [ids[2], ids[3]] });
+out.pass = await g.apply({ player: 0, do: "pass" });
+out.second = await g.apply({ player: 0, do: "choose", cards: [ids[2]] });
+const o2 = g.observe();
+out.after_second = { pending: o2.pending, zones: [o2.zones[ids[1]], o2.zones[ids[2]], o2.zones[ids[3]]], sent, turn: o2.turn };
+"""
+
+
+def test_discard_to_hand_size_is_collected_one_card_a_choose() -> None:
+    # CR 514.1: the model discards one card a choose while the hand holds more than seven;
+    # Forge asks all n at once. The driver answers Forge with the n-th card, and until then
+    # reports the cards chosen as discarded and the choice still pending.
+    out = _node_eval("out", _CLEANUP)
+    assert isinstance(out, dict)
+    pending = {"choice": "discard-to-hand-size", "player": 0, "source": None}
+    assert out["first"] == {"legal": True}
+    assert out["after_first"] == {"pending": pending, "zone": "graveyard", "sent": 0}
+    assert out["again"]["legal"] is False and out["two"]["legal"] is False and out["pass"]["legal"] is False
+    assert out["second"] == {"legal": True}
+    after = out["after_second"]
+    assert after["sent"] == [["f1", "f2"]] and after["pending"] is None and after["turn"] == 4
+    assert after["zones"] == ["graveyard", "graveyard", "hand"]

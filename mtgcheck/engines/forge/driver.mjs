@@ -140,7 +140,7 @@ export function padDeck(names) {
 
 const seatOf = (playerId) => Number(String(playerId).split("-")[1]);
 
-class Game {
+export class Game {
   constructor(mod, decks, timeoutMs) {
     this.mod = mod;
     this.decks = decks.map(padDeck);
@@ -151,6 +151,7 @@ class Game {
     this.errors = [];
     this.looked = null;        // the library cards Forge showed a player in the last step (Make Your Own Luck's look)
     this.lookOk = false;       // whether the step is a pass (a spell resolving may look)
+    this.discarding = [];      // the Forge ids of the cards chosen so far for the discard to hand size
     this.step0 = {};           // our zones when the step began
     // Our id of each deck card: p{owner}c{index in the deck}; Forge's id once Forge shows it.
     this.ours = new Map();     // Forge id -> our id
@@ -206,10 +207,9 @@ class Game {
       if (t === "chooseAction") await this.answer({ type: "pass", exhaustStack: false });
       else {
         const a = answer(this.prompt.input, () => ({ type: "pass", exhaustStack: false }));
-        // The cleanup's discard to the maximum hand size (CR 514.1) is Forge's to ask, not ours:
-        // the first cards offered go (the model has no such discard: docs/engine-deals.md, findings).
+        // The cleanup's discard to the maximum hand size (CR 514.1) is the player's: `pending`.
         const ours = ["mulligan", "diceRolled", "chooseAttackers", "chooseBlockers", "revealCards"];
-        if (!a || !(ours.includes(t) || (t === "chooseCards" && this.view.step === "cleanup"))) return;
+        if (!a || !ours.includes(t)) return;
         if (t === "revealCards" && this.prompt.input.zone === "library" && this.lookOk) this.look(this.prompt.input.cards);
         await this.answer(a.output);
       }
@@ -274,6 +274,7 @@ class Game {
     const z = {};
     this.decks.forEach((d, p) => d.forEach((_, k) => { z[`p${p}c${k}`] = "library"; }));
     for (const c of this.visible()) { const id = this.idOf(c); if (id) z[id] = c.zone; }
+    for (const f of this.discarding) z[this.ours.get(f)] = "graveyard";  // chosen, sent with the n-th
     return z;
   }
 
@@ -303,8 +304,10 @@ class Game {
   // A choice the resolving spell asks, as the model's `pending`: Faithless Looting's discard
   // (CR 701.9a), Make Your Own Luck's card to exile and plot (CR 702.170c: Forge offers the
   // nonland cards among the three it looked at, none or one).
+  // In the cleanup step it is the discard to the maximum hand size (CR 514.1), which no card asks.
   pending() {
-    if (this.over || this.prompt.input.type !== "chooseCards" || this.view.step === "cleanup") return null;
+    if (this.over || this.prompt.input.type !== "chooseCards") return null;
+    if (this.handSize()) return { choice: "discard-to-hand-size", player: seatOf(this.prompt.decidingPlayerId), source: null };
     const top = this.view.stack.at(-1);
     const choice = top?.identity?.name === "Make Your Own Luck" ? "make-your-own-luck" : "discard";
     return { choice, player: seatOf(this.prompt.decidingPlayerId), source: top ? this.ours.get(top.sourceId) ?? null : null };
@@ -363,12 +366,35 @@ class Game {
     return refused ? { legal: false, reason: refused } : { legal: true };
   }
 
+  handSize() { return this.prompt?.input.type === "chooseCards" && this.view.step === "cleanup"; }
+
   async choose(a) {
     const inp = this.prompt.input;
     if (a.do !== "choose" || a.player !== seatOf(this.prompt.decidingPlayerId)) return { legal: false, reason: `Forge waits for ${this.pending().choice}` };
+    if (this.handSize()) return this.discardOne(a);
     const ids = (a.cards || []).map((c) => this.fid(c));
     if (ids.some((f) => !inp.cards.some((c) => c.id === f)) || new Set(ids).size !== ids.length
         || ids.length < inp.min || ids.length > inp.max) return { legal: false, reason: `Forge asks ${inp.min}..${inp.max} of its cards` };
+    if (!(await this.answer({ type: "chooseCardsDecision", chosenCardIds: ids }))) return { legal: false, reason: `Forge refused: ${this.errors.at(-1)}` };
+    await this.advance();
+    return { legal: true };
+  }
+
+  // The discard to hand size (CR 514.1): the model's player discards one card a `choose`
+  // while the hand holds more than seven; Forge asks the n cards at once (chooseCards, min = max
+  // = n). The driver collects the model's cards and answers Forge with the n-th; until then it
+  // reports each card collected as discarded (its `zones`) and the choice still pending, which
+  // Forge's state becomes once answered. A count that differs shows as a `pending` that differs:
+  // docs/engine-deals.md.
+  async discardOne(a) {
+    const inp = this.prompt.input;
+    const f = (a.cards || []).length === 1 ? this.fid(a.cards[0]) : null;
+    if ((a.cards || []).length !== 1) return { legal: false, reason: "the discard to hand size is one card a choose" };
+    if (!inp.cards.some((c) => c.id === f) || this.discarding.includes(f)) return { legal: false, reason: "Forge does not offer that card" };
+    this.discarding.push(f);
+    if (this.discarding.length < inp.min) return { legal: true };
+    const ids = this.discarding;
+    this.discarding = [];
     if (!(await this.answer({ type: "chooseCardsDecision", chosenCardIds: ids }))) return { legal: false, reason: `Forge refused: ${this.errors.at(-1)}` };
     await this.advance();
     return { legal: true };
