@@ -40,7 +40,7 @@ def game_on(cfg: Config) -> Cond:
 
 @lru_cache(maxsize=1024)
 def no_choice_pending(cfg: Config) -> Cond:
-    return Cond("game.no-pending-choice", "608.2c", "a player must first make the choice the resolving object asks for",
+    return Cond("game.no-pending-choice", "608.2c", "a player must first make the choice the game waits for",
                 lambda s: s.pending == P_NONE)
 
 

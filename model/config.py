@@ -49,6 +49,7 @@ EFFECT_CLAUSES: dict[str, str] = {
     "planechase.one-extra-turn-per-chaos": "500.7",  # Otaria's chaos: one extra turn each
     "planechase.roll-cost-rises": "116.2i",  # the N-th extra roll in a turn costs N
     "settle.unanswerable-choice-removed": "603.3d",  # a choice with no legal answer left is removed
+    "turns.discard-to-hand-size": "514.1",  # the cleanup step's discard to maximum hand size
     "turns.planar-control-follows-turn": "901.6",
     "turns.pool-empties": "500.4",  # with lands, unused mana empties when a step ends
     "turns.skip-left-player": "800.4p",  # a player who left takes no turn

@@ -85,6 +85,8 @@ MUTANTS: tuple[Mutant, ...] = (
        ("cost.colours",), "break-lands"),
     _m("mana-pool-kept", "500.4", "unused mana stays in the pool when a step ends",
        ("turns.pool-empties",), "break-lands"),
+    _m("no-cleanup-discard", "514.1", "the active player ends the turn with more cards than their maximum hand size",
+       ("turns.discard-to-hand-size",), "break-hand-size"),
 )
 
 BY_ID = {m.id: m for m in MUTANTS}

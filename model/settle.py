@@ -43,15 +43,17 @@ def answerable(cfg: Config, s: State) -> Any:
 @lru_cache(maxsize=64)
 def choose_guards(cfg: Config) -> tuple[tuple[Cond, ...], ...]:
     """The guards of every ``choose`` transition, with the conditions the rule set switches off
-    dropped as the catalogue drops them: the choices a card's effect asks (its registry entry)
-    and the legend rule's.  Built from those two modules rather than from the catalogue, which
-    wraps every effect in :func:`settle` (``tests/test_rules_machine.py`` checks that they are
-    the catalogue's ``choose`` guards, all of them)."""
+    dropped as the catalogue drops them: the choices a card's effect asks (its registry entry),
+    the legend rule's and the cleanup discard's.  Built from those modules rather than from the
+    catalogue, which wraps every effect in :func:`settle` (``tests/test_rules_machine.py``
+    checks that they are the catalogue's ``choose`` guards, all of them)."""
     from .legend import transitions as legend_choices
     from .resolution import choice_transitions
+    from .turns import discard_choices
 
     return tuple(tuple(c for c in t.conds if c.id not in cfg.disabled)
-                 for t in (*choice_transitions(cfg), *legend_choices(cfg)) if t.action.verb == "choose")
+                 for t in (*choice_transitions(cfg), *legend_choices(cfg), *discard_choices(cfg))
+                 if t.action.verb == "choose")
 
 
 ON_CHANGE.append(choose_guards.cache_clear)  # a scratch copy of the card registry changes the choices

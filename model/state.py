@@ -38,8 +38,12 @@ FB_NONE, FB_PRINTED, FB_MANA_COST = range(3)
 FLASHBACKS = ("-", "printed", "mana_cost")
 
 # Pending choices (a resolving object waits for a player's ``choose``).
-P_NONE, P_LUCK, P_LOOT, P_AVEN_TARGET, P_SNAP_TARGET, P_LEGEND = range(6)
-PENDINGS = ("-", "make-your-own-luck", "discard", "aven-target", "snapcaster-target", "legend-rule")
+P_NONE, P_LUCK, P_LOOT, P_AVEN_TARGET, P_SNAP_TARGET, P_LEGEND, P_HAND_SIZE = range(7)
+PENDINGS = ("-", "make-your-own-luck", "discard", "aven-target", "snapcaster-target", "legend-rule",
+            "discard-to-hand-size")
+#: The rule that asks a choice no resolving object asks (the others follow the object's
+#: instructions, CR 608.2c): the legend rule's and the cleanup step's discard.
+PENDING_RULES = {"legend-rule": "704.5j", "discard-to-hand-size": "514.1"}
 
 # Triggered abilities on the stack (CR 603), by kind: the game's own here (a plane's chaos
 # ability, CR 311.7; the planeswalker symbol's, CR 901.9c), a card's allocated by the card

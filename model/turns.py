@@ -1,21 +1,30 @@
-"""Turn structure, priority and passing (CR 500, 117), and extra turns (CR 500.7).
+"""Turn structure, priority and passing (CR 500, 117), the cleanup step (CR 514) and extra
+turns (CR 500.7).
 
 ``pass`` is one user action with three mutually exclusive transitions: hand priority to
 the next player; resolve the top of the stack (in :mod:`.resolution`); or, with an empty
-stack, end the step (after the end step, begin the next turn).
+stack, end the step (after the end step, the cleanup step, then the next turn).
+
+The cleanup step has no step of its own in the state: its discard to maximum hand size
+(CR 514.1) is a pending choice asked as the end step ends (the observed step stays
+``end``), and its other effects (CR 514.2) happen as the next turn begins.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Iterable
 
 from .vocabulary import Action, Cond, Transition
-from .common import acting, n_in_game, next_in_game, receiver_of_priority
+from .common import acting, ask_choice, clear_choice, game_on, n_in_game, next_in_game, pending_cond, receiver_of_priority
 from .config import Config
-from .logic import And, Count, If, Not, at, put
+from .logic import And, Count, If, Not, Or, at, put
 from .payment import empty_pools
-from .state import BEGINNING, END, State, branch
-from .zones import draw
+from .state import BEGINNING, END, GRAVEYARD, HAND, P_HAND_SIZE, State, branch
+from .zones import draw, hand_count, move
+
+# CR 402.2: a player's maximum hand size is seven (no card of the pool changes it).
+MAX_HAND_SIZE = 7
 
 
 def all_others_passed(cfg: Config) -> Cond:
@@ -50,13 +59,67 @@ def transitions(cfg: Config) -> Iterable[Transition]:
                          (*acting(cfg, p), all_others_passed(cfg),
                           Cond("stack.empty", "117.4", "the stack is not empty", lambda s: s.stack_size == 0)),
                          lambda s: end_step(cfg, s))
+    yield from discard_choices(cfg)
 
 
 def end_step(cfg: Config, s: State) -> State:
     """CR 500.2: the step ends; the next begins. After the end step, the next turn."""
     s = empty_pools(cfg, s)  # CR 500.4: unused mana empties (with lands)
-    return branch(s.step == END, lambda: next_turn(cfg, s),
+    return branch(s.step == END, lambda: end_turn(cfg, s),
                     lambda: give_priority_to_active(cfg, s.replace(step=s.step + 1)))
+
+
+# --- the cleanup step's discard (CR 514.1) ---------------------------------------------------
+
+@lru_cache(maxsize=64)
+def discarders(cfg: Config) -> tuple[int, ...]:
+    """The players who own more card slots than the maximum hand size.  Only they can ever
+    hold more cards than that (cards go to their owner's hand), so only they get the discard's
+    guard and its ``choose`` transitions: a position of fewer cards keeps the very relation
+    it had without the rule (the same states, the same Z3 terms)."""
+    return tuple(p for p in range(cfg.players) if sum(sl.owner == p for sl in cfg.slots) > MAX_HAND_SIZE)
+
+
+def over_hand_size(cfg: Config, s: State, p: Any) -> Any:
+    return hand_count(cfg, s, p) > MAX_HAND_SIZE
+
+
+def end_turn(cfg: Config, s: State) -> State:
+    """The end step has ended: the cleanup step, then the next turn.
+
+    CR 514.1: first, if the active player's hand holds more cards than their maximum hand
+    size, they discard enough cards to reduce it to that number (a turn-based action: no
+    stack, no priority).  Which cards is their choice, asked as a pending choice and answered
+    one card per ``choose`` (:func:`discard_choices`); the turn goes on once the hand is down
+    to size.  Mutant clause "turns.discard-to-hand-size": no discard, the turn goes on.
+    """
+    ds = discarders(cfg)
+    if not ds or not cfg.on("turns.discard-to-hand-size"):
+        return next_turn(cfg, s)
+    over = Or(*[And(s.active == p, over_hand_size(cfg, s, p)) for p in ds])
+    return branch(over, lambda: ask_choice(s, True, P_HAND_SIZE, s.active, -1), lambda: next_turn(cfg, s))
+
+
+def discard_choices(cfg: Config) -> Iterable[Transition]:
+    """CR 514.1: the active player discards one card of their hand at a time, while it holds
+    more than their maximum hand size; the last discard lets the turn go on.
+
+    One card per ``choose`` rather than all of them at once: the sets of cards that can end in
+    the graveyard are the same (no card of the pool triggers on a discard, so nothing happens
+    between two discards), and a hand of ``h`` cards asks ``h`` transitions instead of one per
+    subset of every size."""
+    for p in discarders(cfg):
+        for k in cfg.slots_where(lambda sl, p=p: sl.owner == p):
+            conds = (game_on(cfg), pending_cond(P_HAND_SIZE, p, cr="514.1"),
+                     Cond("discard.in-hand", "701.9a", "a discarded card must be in your hand",
+                          lambda s, k=k: s.zone[k] == HAND))
+            yield Transition(Action("choose", p, cards=(k,)), "choose.hand-size", "514.1", conds,
+                             lambda s, p=p, k=k: _discard_one(cfg, s, p, k))
+
+
+def _discard_one(cfg: Config, s: State, p: int, k: int) -> State:
+    s = move(cfg, s, [j == k for j in range(cfg.n)], GRAVEYARD)
+    return branch(over_hand_size(cfg, s, p), lambda: s, lambda: next_turn(cfg, clear_choice(s)))
 
 
 
@@ -110,4 +173,5 @@ def next_turn(cfg: Config, s: State) -> State:
     return draw(cfg, s, nxt)
 
 
-__all__ = ["transitions", "after_action", "give_priority_to_active", "next_turn", "Not"]
+__all__ = ["transitions", "after_action", "give_priority_to_active", "next_turn", "discard_choices", "discarders",
+           "MAX_HAND_SIZE", "Not"]

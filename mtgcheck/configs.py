@@ -86,6 +86,16 @@ BUILTIN: tuple[CheckConfig, ...] = (
                         C("island1b", "Island", 1, "hand"),
                         *library_of(0, 1), *library_of(1, 1, "Mountain"))),
         max_turn=2, depth=10),
+    CheckConfig(
+        "hand-size",
+        # The cleanup discard (CR 514.1): player 0 holds eight cards in their main phase, with
+        # mana for Lightning Bolt or Think Twice (whose draw keeps the hand at eight).
+        Position(players=2, turn=1, active=0, step="main1", life=(20, 20), mana=(2, 0),
+                 cards=(C("bolt", "Lightning Bolt", 0, "hand"),
+                        C("twice", "Think Twice", 0, "hand"),
+                        *(C(f"island{i}", "Island", 0, "hand") for i in range(6)),
+                        *library_of(0, 1), *library_of(1, 1))),
+        max_turn=2, depth=10),
 )
 
 
@@ -192,8 +202,14 @@ LANDS = _conf("break-lands", Position(
            C("island2", "Island", 0, "hand"), C("bolt", "Lightning Bolt", 0, "hand"),
            C("twice", "Think Twice", 0, "hand"), *_libs(1, 1))), max_turn=1)
 
+# The cleanup discard: player 0's end step with eight cards in hand (a turn with a discard, or
+# with none under the broken rule).
+HAND_SIZE = _conf("break-hand-size", Position(
+    players=2, turn=1, active=0, step="end", life=(20, 20), mana=(0, 0),
+    cards=(*(C(f"island{i}", "Island", 0, "hand") for i in range(8)), *_libs(1, 1))), max_turn=2)
+
 SMALL: dict[str, CheckConfig] = {c.name: c for c in (PLOT, LUCK, RITES, FLASHBACK, HAND_FLASHBACK, BOLT, OTARIA,
-                                                     TALLY, EXTRA_TURN, COUNTER, AVEN, LANDS)}
+                                                     TALLY, EXTRA_TURN, COUNTER, AVEN, LANDS, HAND_SIZE)}
 
 
 # --- configuration files (format mtgcheck.config/1, docs/config.md) ---------------------

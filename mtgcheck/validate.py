@@ -35,7 +35,7 @@ from mtgcheck.model.card_rules import face_rules, plane_rules
 from mtgcheck.model.actions import Action, catalogue, enabled_transition, legal_actions, why_illegal
 from mtgcheck.model.config import Config
 from mtgcheck.model.observe import observe
-from mtgcheck.model.state import HOWS, LEFT, PENDINGS, ZONES, State
+from mtgcheck.model.state import HOWS, LEFT, PENDING_RULES, PENDINGS, ZONES, State
 from mtgcheck.model.vocabulary import cited
 from mtgcheck.scenario_format import FORMAT as SCENARIO_FORMAT
 from mtgcheck.scenario_write import setup_of
@@ -217,8 +217,9 @@ def cause(cfg: Config, s: State, t: Any, s2: State, a: Action, fld: str, engine_
         return "901.6"
     if base == "pending":
         # A choice asked (or still waiting): the resolving object's instructions, followed in
-        # order (CR 608.2c), or the legend rule's (CR 704.5j).
-        return "704.5j" if PENDINGS[s2.pending] == "legend-rule" or PENDINGS[s.pending] == "legend-rule" else "608.2c"
+        # order (CR 608.2c), or the rule that asks it (the legend rule, the cleanup discard).
+        return next((PENDING_RULES[PENDINGS[x]] for x in (s2.pending, s.pending) if PENDINGS[x] in PENDING_RULES),
+                    "608.2c")
     return t.cr
 
 

@@ -12,8 +12,11 @@ from typing import Any
 from mtgcheck.model.common import is_main_phase
 from mtgcheck.model.logic import And, Count, Implies, Not, Or, is_sym, live
 from mtgcheck.model.payment import POOL_FIELDS
-from mtgcheck.model.state import (BATTLEFIELD, EXILE, FLASHBACK, FREE, GRAVEYARD, NORMAL, OUTSIDE, PL_DECK,
+from mtgcheck.model.state import (BATTLEFIELD, EXILE, FLASHBACK, FREE, GRAVEYARD, HAND, NORMAL, OUTSIDE, PL_DECK,
                                   PLOTTED, STACK)
+
+from mtgcheck.model.turns import MAX_HAND_SIZE, discarders
+from mtgcheck.model.zones import hand_count
 
 from .base import Property
 
@@ -234,6 +237,20 @@ def pool_empties(cfg, s, t, s2):  # type: ignore[no-untyped-def]
     return Implies(Or(s2.step != s.step, s2.turn != s.turn), And(*[s2.mana[p] == 0 for p in range(cfg.players)]))
 
 
+def kept_in_hand(cfg, s, s2, p):  # type: ignore[no-untyped-def]
+    """The cards player ``p`` holds both before and after a transition: what they kept of
+    their hand (a card drawn meanwhile was in the library before, one discarded is gone)."""
+    return Count(And(sl.owner == p, s.zone[j] == HAND, s2.zone[j] == HAND) for j, sl in enumerate(cfg.slots))
+
+
+def hand_size_after_cleanup(cfg, s, t, s2):  # type: ignore[no-untyped-def]
+    if not discarders(cfg):  # nobody owns more cards than the maximum hand size
+        return TRUE
+    # CR 514.1 / 402.2: a turn ends with its player holding at most seven cards of their hand
+    # (the next turn's draw, CR 504.1, comes after and is not counted)
+    return Implies(s2.turn != s.turn, kept_in_hand(cfg, s, s2, s.active) <= MAX_HAND_SIZE)
+
+
 def game_goes_on(cfg, s):  # type: ignore[no-untyped-def]
     """No dead end: unless the game is over, some player has a legal action other than leaving.
 
@@ -312,6 +329,11 @@ PROPERTIES: tuple[Property, ...] = (
       "state", pool_holds_what_was_paid, lambda c, s: c.lands),
     P("mana-pool-empties-between-steps", ("500.4",), "With lands, unused mana empties when a step ends.",
       "transition", pool_empties, lambda c, s, t, s2: And(c.lands, Or(s2.step != s.step, s2.turn != s.turn))),
+    P("hand-size-after-cleanup", ("514.1", "402.2"),
+      "A turn ends with its player holding no more than their maximum hand size, seven cards "
+      "(before the next turn's draw).",
+      "transition", hand_size_after_cleanup,
+      lambda c, s, t, s2: And(s2.turn != s.turn, hand_count(c, s, s.active) > MAX_HAND_SIZE)),
     P("no-deadlock", ("117.3", "117.4", "603.3d", "800.4a", "104.2a"),
       "Unless the game is over, some player has a legal action other than leaving the game.", "state", game_goes_on,
       lambda c, s: s.game_over == 0),

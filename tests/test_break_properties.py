@@ -37,7 +37,7 @@ HARD = 1000  # for breaks that need a longer random walk (a game ends early when
 GRAPH_TIMEOUT = 20.0
 
 
-from mtgcheck.configs import (AVEN, BOLT, EXTRA_TURN, FLASHBACK, HAND_FLASHBACK, LANDS, LUCK,  # noqa: E402
+from mtgcheck.configs import (AVEN, BOLT, EXTRA_TURN, FLASHBACK, HAND_FLASHBACK, HAND_SIZE, LANDS, LUCK,  # noqa: E402
                               OTARIA, PLOT, RITES, TALLY)
 
 
@@ -126,6 +126,8 @@ BREAKS: tuple[Break, ...] = (
        why="tap the Island, cast Lightning Bolt: its {R} paid with blue leaves the red pool below zero"),
     _b("mana-pool-empties-between-steps", LANDS, ("turns.pool-empties",), shortest=3,
        why="(hook) tap the Island, pass, pass: the main phase ends with the mana still in the pool"),
+    _b("hand-size-after-cleanup", HAND_SIZE, ("turns.discard-to-hand-size",), shortest=2,
+       why="(hook) pass, pass: player 0's turn ends with eight cards in hand"),
     _b("no-deadlock", AVEN, ("settle.unanswerable-choice-removed",), shortest=7,
        why="(hook) Bolt, pass, Aven Interrupter, pass, pass, pass, then Bolt's controller concedes: "
            "the trigger's target choice stays pending with no candidate, and nobody can act",

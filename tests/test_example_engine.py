@@ -217,6 +217,8 @@ def in_scope(support: Support, doc: dict[str, Any]) -> bool:
     return (not doc.get("variant") and s["players"] in support.players and not s.get("planechase")
             and not s.get("left") and not s.get("extra_turns")
             and {c["card"] for c in s["cards"]} <= support.cards
+            # the engine's docstring: no player owning more than seven cards (it has no cleanup discard)
+            and all(sum(c["owner"] == p for c in s["cards"]) <= 7 for p in range(s["players"]))
             and all(a["do"] in support.verbs and a.get("how", "normal") in support.hows for a in doc["actions"]))
 
 

@@ -54,8 +54,8 @@ Turn structure
     enters one of its other steps with an empty stack, the adapter passes priority for
     whoever holds it until phase reaches the step that stands for ours, and declares no
     attackers (our model has no attacks).  So one round of passes ends one of our steps.
-    The cleanup step's discard to hand size is not in our model: positions where a player
-    could hold more than seven cards are refused.
+    The cleanup step's discard to hand size (CR 514.1) is not mapped: positions where a
+    player could hold more than seven cards are refused.
 
 Observation
     zones, plotted, turn, active, step, stack, life, priority, in_game, game_over.  A card
@@ -158,7 +158,7 @@ CHOICES = ("DiscardChoice", "TriggerTargetSelection", "OptionalEffectChoice")
 #: Cards whose triggered ability's target our model asks as a ``choose`` (phase: a target prompt).
 TARGET_CHOICE = frozenset({"Snapcaster Mage"})
 MAX_X = 3  # the largest X listed (the model's default bound)
-HAND_SIZE = 7  # the cleanup discard (CR 514.1) is not in our model; see setup
+HAND_SIZE = 7  # the cleanup discard (CR 514.1) is not mapped; see setup
 MAX_SETTLE = 64  # automatic passes in one go: more means phase is looping
 
 
@@ -295,8 +295,8 @@ class PhaseEngine:
         for p in range(pos.players):
             held = sum(1 for c in pos.cards if c.owner == p and c.zone in ("hand", "library"))
             if held > HAND_SIZE:
-                raise EngineRefused(f"phase adapter: player {p} could hold {held} cards; phase discards to "
-                                    f"{HAND_SIZE} at cleanup, the model does not")
+                raise EngineRefused(f"phase adapter: player {p} could hold {held} cards; the adapter does not "
+                                    f"map phase's discard to {HAND_SIZE} at cleanup (CR 514.1)")
         land = MANA_SOURCE["name"]
         decks: list[list[str]] = [[] for _ in range(pos.players)]
         for c in pos.cards:

@@ -6,7 +6,8 @@ It reads one JSON request per line on stdin and writes one JSON reply per line o
 with ``mtgcheck validate --engine "cmd:COMMAND"``.  Its ``hello`` declares a narrow scope,
 so the harness only sends positions inside it; any other setup is refused (``unsupported``):
 
-* 2 players; no Planechase, no player who left, no extra turns;
+* 2 players; no Planechase, no player who left, no extra turns; no player owning more than
+  seven cards (so the cleanup step's discard to hand size, CR 514.1, never happens here);
 * Slickshot Show-Off (a creature with plot; its trigger on a noncreature spell goes on the
   stack), Test Plotted Shock (an instant with plot), Test Plotted Fireball (a sorcery with plot
   and {X}, X up to 2), Lightning Bolt, and the basic lands (never cast, they only sit where they are);
@@ -46,6 +47,7 @@ from typing import Any
 PROTOCOL = "mtgcheck.engine/1"
 STEPS = ("beginning", "main1", "combat", "main2", "end")
 PUMP = "ability:show-off-pump"
+MAX_HAND_SIZE = 7  # CR 402.2
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,8 @@ class Game:
     def __init__(self, setup: dict[str, Any], broken: frozenset[str]) -> None:
         if setup["players"] != 2 or setup.get("planechase") or setup.get("left") or setup.get("extra_turns"):
             raise Unsupported("only 2 players, without Planechase, left players or extra turns")
+        if any(sum(c["owner"] == p for c in setup["cards"]) > MAX_HAND_SIZE for p in range(setup["players"])):
+            raise Unsupported(f"a player owns more than {MAX_HAND_SIZE} cards (no cleanup discard, CR 514.1)")
         unknown = sorted({c["card"] for c in setup["cards"]} - set(CARDS))
         if unknown:
             raise Unsupported(f"cards not implemented: {', '.join(unknown)}")
