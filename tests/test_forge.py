@@ -21,7 +21,8 @@ from mtgcheck.engines import forge
 from mtgcheck.engines.base import EngineSpecError
 from mtgcheck.model.actions import Action
 from mtgcheck.model.config import Config
-from mtgcheck.model.state import HALVES, State
+from mtgcheck.model.observe import observe
+from mtgcheck.model.state import HALVES, ZONES, State
 
 FIXTURES = Path(__file__).parent / "fixtures" / "forge" / "prompts.json"
 
@@ -219,7 +220,7 @@ def test_split_card_halves_are_read_from_forge_labels() -> None:
     assert got == ["left", "right", None, None]
 
 
-Goal = Callable[[Config, Action], bool]
+Goal = Callable[[Config, State, Action], bool]
 
 
 def _play_for(decks: list[list[str]], goals: list[Goal], *, max_steps: int = 160, after: int = 8) -> tuple[Trace, list[int]]:
@@ -229,7 +230,6 @@ def _play_for(decks: list[list[str]], goals: list[Goal], *, max_steps: int = 160
     phase while a goal waits); once all are done, ``after`` more actions (passes and answers).
     Returns the trace and the index of the action that met each goal."""
     from mtgcheck.dealt import ask_deal
-    from mtgcheck.model.observe import observe
     from mtgcheck.validate import Driver
 
     _installed()
@@ -246,7 +246,7 @@ def _play_for(decks: list[list[str]], goals: list[Goal], *, max_steps: int = 160
                 if tail[0] < 0:
                     return None
             for g in left:
-                hit = next((a for a in legal if g(cfg, a)), None)
+                hit = next((a for a in legal if g(cfg, s, a)), None)
                 if hit is not None:
                     left.remove(g)
                     met.append(i)
@@ -271,10 +271,10 @@ def _play_for(decks: list[list[str]], goals: list[Goal], *, max_steps: int = 160
 def test_fire_and_ice_are_cast_half_by_half_as_the_rules_say() -> None:
     # Fire with one target (the model's: all 2 damage to it, no division asked), Ice tapping a land
     # and drawing (a hidden draw, followed); every step compared with the rules.
-    def fire(cfg: Config, a: Action) -> bool:
+    def fire(cfg: Config, s: State, a: Action) -> bool:
         return a.verb == "cast" and HALVES[a.half] == "left" and 0 <= a.target < cfg.players and a.target != a.player
 
-    def ice(cfg: Config, a: Action) -> bool:
+    def ice(cfg: Config, s: State, a: Action) -> bool:
         return a.verb == "cast" and HALVES[a.half] == "right" and a.target >= cfg.players
 
     decks = [["Fire // Ice"] * 4, ["Fire // Ice"] * 4]
@@ -285,10 +285,35 @@ def test_fire_and_ice_are_cast_half_by_half_as_the_rules_say() -> None:
     assert [c.get("half") for c in casts] == ["left", "right"] and casts[0]["targets"][0].startswith("player:")
 
 
+def test_make_your_own_luck_looks_at_forges_top_three_and_the_choice_is_ours() -> None:
+    # Forge shows the cards it looked at (library_top): the harness takes them as its library's
+    # top, so the model asks a choice exactly when Forge does (a nonland card among them); the
+    # choice is the model's pending `make-your-own-luck`, answered by `choose`, the card exiled
+    # plotted, the rest to the hand (CR 702.170c), then the hand of more than seven discards
+    # down (CR 514.1), all compared with the rules. Whether Forge's top three hold a nonland
+    # card is its shuffle's: up to three games, until one has the choice.
+    def luck(cfg: Config, s: State, a: Action) -> bool:
+        return a.verb == "cast" and cfg.slots[a.card].card.name == "Make Your Own Luck"
+
+    def pick_one(cfg: Config, s: State, a: Action) -> bool:
+        return a.verb == "choose" and len(a.cards) == 1 and s.zone[a.cards[0]] == ZONES.index("library")
+
+    deck = ["Make Your Own Luck"] * 3 + ["Think Twice"] * 5 + ["Forest"] * 6 + ["Island"] * 6
+    chosen = []
+    for _ in range(3):
+        tr, met = _play_for([deck, deck], [luck, pick_one], max_steps=240, after=30)
+        assert tr.divergence is None, tr.divergence.why
+        assert met, f"Make Your Own Luck not cast in {len(tr.actions)} actions"
+        if len(met) == 2:
+            chosen.append(tr.actions[met[1]])
+            break
+    assert chosen and chosen[0]["do"] == "choose", "no nonland card among Forge's top three in three games"
+
+
 def test_kicked_burst_lightning_deals_four() -> None:
     # A kicked cast (CR 702.33): listed, Forge's optional-cost prompt answered from the action's
     # kicker, paid {4}{R} from the pool, and 4 damage observed (life compared with the rules).
-    def kicked(cfg: Config, a: Action) -> bool:
+    def kicked(cfg: Config, s: State, a: Action) -> bool:
         return a.verb == "cast" and a.kicker == 1 and 0 <= a.target < cfg.players and a.target != a.player
 
     deck = ["Burst Lightning"] * 3 + ["Mountain"] * 17
@@ -319,7 +344,7 @@ const ids = hand.map((k) => g.idOf({ fid: `f${k}`, name: k === 0 ? "Lightning Bo
 const out = {};
 out.first = await g.apply({ player: 0, do: "choose", cards: [ids[1]] });
 const o1 = g.observe();
-out.after_first = { pending: o1.pending, zone: o1.zones[ids[1]], sent: sent.length };
+out.after_first = { pending: o1.pending, zone: o1.zones[ids[1]], sent: sent.length, step: o1.step };
 out.again = await g.apply({ player: 0, do: "choose", cards: [ids[1]] });
 out.two = await g.apply({ player: 0, do: "choose", cards: [ids[2], ids[3]] });
 out.pass = await g.apply({ player: 0, do: "pass" });
@@ -337,9 +362,21 @@ def test_discard_to_hand_size_is_collected_one_card_a_choose() -> None:
     assert isinstance(out, dict)
     pending = {"choice": "discard-to-hand-size", "player": 0, "source": None}
     assert out["first"] == {"legal": True}
-    assert out["after_first"] == {"pending": pending, "zone": "graveyard", "sent": 0}
+    assert out["after_first"] == {"pending": pending, "zone": "graveyard", "sent": 0, "step": "end"}
     assert out["again"]["legal"] is False and out["two"]["legal"] is False and out["pass"]["legal"] is False
     assert out["second"] == {"legal": True}
     after = out["after_second"]
     assert after["sent"] == [["f1", "f2"]] and after["pending"] is None and after["turn"] == 4
     assert after["zones"] == ["graveyard", "graveyard", "hand"]
+
+
+def test_dealt_game_discards_to_hand_size_as_the_rules_say() -> None:
+    # Decks without lands: each turn's draw leaves eight cards in the end step, and Forge's
+    # cleanup asks for one (CR 514.1), the model's pending discard-to-hand-size; two turns'
+    # discards, every step compared with the rules (the turn goes on once the hand holds seven).
+    def discard(cfg: Config, s: State, a: Action) -> bool:
+        return a.verb == "choose" and observe(cfg, s)["pending"]["choice"] == "discard-to-hand-size"
+
+    tr, met = _play_for([["Lightning Bolt"] * 12, ["Lightning Bolt"] * 12], [discard, discard], max_steps=80)
+    assert tr.divergence is None, tr.divergence.why
+    assert len(met) == 2, f"goals met at {met} in {len(tr.actions)} actions"

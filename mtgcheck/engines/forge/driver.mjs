@@ -294,7 +294,8 @@ export class Game {
     const plotted = this.visible().filter((c) => c.plotted && c.zone === "exile").map((c) => this.idOf(c));
     return {
       zones: this.zones(), plotted, pending: this.pending(), life: v.players.map((p) => p.life), turn: v.turn, active: seatOf(v.activePlayerId),
-      step: STEPS[v.step] ?? v.step, priority: seatOf(v.priorityPlayerId), stack,
+      // The model has no cleanup step of its own: its discard is asked in our `end` (docs/scenario.md).
+      step: this.handSize() ? "end" : STEPS[v.step] ?? v.step, priority: seatOf(v.priorityPlayerId), stack,
       mana: v.players.map((p) => Object.values(p.manaPool || {}).reduce((a, b) => a + b, 0)),
       game_over: Boolean(v.gameOver), in_game: v.players.filter((p) => p.status === "playing").map((p) => seatOf(p.id)),
       ...(this.looked ? { library_top: this.libraryTop() } : {}),
