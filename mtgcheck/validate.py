@@ -75,6 +75,12 @@ def _compare_observations(support: Support, model: dict[str, Any],
         # A resolving spell waits for a choice: no player has priority (CR 608.2; CR 117.3b
         # gives it once the spell has resolved), whatever each side keeps in that field.
         keys -= {"priority"}
+    # A game both say is over (CR 104.2a: the last player in it has won) is played no more: no
+    # player has priority, and whether the loser's cards left the game with them (CR 800.4a,
+    # "outside") is moot; an engine that ends a two-player game leaves them where they were.
+    over = model.get("game_over") is True and engine.get("game_over") is True
+    if over:
+        keys -= {"priority"}
     for key in sorted(keys):
         want = _jsonable(model.get(key))
         if key not in engine:
@@ -85,7 +91,7 @@ def _compare_observations(support: Support, model: dict[str, Any],
             got = sorted(got, key=str)
         if key == "zones" and isinstance(got, dict) and isinstance(want, dict):
             for cid in sorted(want):
-                if got.get(cid) != want[cid]:
+                if got.get(cid) != want[cid] and not (over and want[cid] == "outside"):
                     out.append((f"zones.{cid}", want[cid], got.get(cid, "(missing)")))
             continue
         if got != want:

@@ -188,3 +188,21 @@ def test_cards_an_engine_looked_at_go_on_top_of_the_models_library() -> None:
     # A card of another player's library, or one the model has left in no library: no pair.
     assert hidden_draws.shown_on_top(cfg, s, s, {"0": ["p1l1"]}) == []
     assert hidden_draws.shown_on_top(cfg, s, s, {"0": ["nope"]}) == []
+
+
+def test_a_finished_game_compares_no_priority_and_not_where_the_losers_cards_went() -> None:
+    # A two-player game over (CR 104.2a): the rules take the loser's cards out of the game
+    # (CR 800.4a, "outside"), an engine that just ends the game leaves them; no one has priority.
+    from mtgcheck.engines.base import Support
+    from mtgcheck.validate import _compare_observations
+
+    support = Support(cards=frozenset(), observe=frozenset({"zones", "priority", "game_over", "in_game", "life"}))
+    rules = {"zones": {"a": "outside", "b": "hand"}, "priority": 0, "game_over": True, "in_game": [0], "life": [3, 0]}
+    engine = {"zones": {"a": "hand", "b": "hand"}, "priority": 1, "game_over": True, "in_game": [0], "life": [3, 0]}
+    assert _compare_observations(support, rules, engine) == []
+    # Anything else still differs; and while the game goes on, all of it is compared.
+    assert [d[0] for d in _compare_observations(support, rules, {**engine, "life": [3, 1]})] == ["life"]
+    assert [d[0] for d in _compare_observations(support, rules, {**engine, "zones": {"a": "hand", "b": "graveyard"}})] \
+        == ["zones.b"]
+    going = {**rules, "game_over": False}
+    assert {d[0] for d in _compare_observations(support, going, {**engine, "game_over": False})} == {"zones.a", "priority"}

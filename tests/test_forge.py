@@ -380,3 +380,31 @@ def test_dealt_game_discards_to_hand_size_as_the_rules_say() -> None:
     tr, met = _play_for([["Lightning Bolt"] * 12, ["Lightning Bolt"] * 12], [discard, discard], max_steps=80)
     assert tr.divergence is None, tr.divergence.why
     assert len(met) == 2, f"goals met at {met} in {len(tr.actions)} actions"
+
+
+_FLASHBACK = """
+// A Game at a chooseAction offering Think Twice's flashback (a stand-in engine records answers).
+const g = new d.Game({}, [["Think Twice"], ["Think Twice"]], 1000);
+const sent = [];
+g.engine = { respond: (id, out) => { sent.push(out.output); setTimeout(() => { g.prompt = { promptId: "q", decidingPlayerId: "player-0",
+  input: { type: "chooseAction", actions: [] }, slot: "player-0" }; g.wake(); }, 1); } };
+g.views[0] = g.views[1] = { turn: 3, step: "main1", activePlayerId: "player-0", priorityPlayerId: "player-0", gameOver: false, stack: [],
+  players: [0, 1].map((p) => ({ id: `player-${p}`, life: 20, manaPool: {}, status: "playing" })), zones: [] };
+const offer = () => ({ promptId: "p", decidingPlayerId: "player-0", slot: "player-0", input: { type: "chooseAction", actions: [
+  { id: "fb", type: "cast", cardId: "f0", mode: { type: "alternative", cost: "flashback" }, label: "Flashback Think Twice" }] } });
+const id = g.idOf({ fid: "f0", name: "Think Twice", owner: 0 });
+g.prompt = offer();
+const granted = await g.apply({ player: 0, do: "cast", card: id, how: "flashback", flashback: "mana_cost" });
+const before = sent.length;
+const printed = await g.apply({ player: 0, do: "cast", card: id, how: "flashback", flashback: "printed" });
+"""
+
+
+def test_only_a_printed_flashback_is_cast() -> None:
+    # Forge's flashback offer does not say which ability: a cast naming a flashback granted
+    # with its mana cost (which the dealt cards never have, CR 702.34a) is refused, not
+    # mapped onto the printed one; the printed one is Forge's offer.
+    out = _node_eval("{ granted, before, printed, sent }", _FLASHBACK)
+    assert isinstance(out, dict)
+    assert out["granted"]["legal"] is False and out["before"] == 0
+    assert out["printed"] == {"legal": True} and out["sent"] == [{"type": "act", "actionId": "fb"}]

@@ -357,7 +357,11 @@ export class Game {
     if (a.do === "play") act = offered.find((x) => x.type === "cast" && x.label.startsWith("Play "));
     else if (a.do === "tap") act = offered.find((x) => x.type === "activateAbility" && x.isManaAbility);
     else if (a.do === "plot" && (a.from || "hand") === "hand") act = offered.find(isPlot);
-    else if (a.do === "cast") act = offered.find((x) => x.type === "cast" && !x.label.startsWith("Play ") && howOf(x.mode) === (a.how || "normal")
+    else if (a.do === "cast" && a.how === "flashback" && (a.flashback || "printed") !== "printed") {
+      // Forge's offer does not say which flashback ability it casts with; the dealt cards have
+      // only their printed one (no Past in Flames, no Snapcaster Mage): another is not offered.
+      return { legal: false, reason: `only a printed flashback is offered (${a.flashback})` };
+    } else if (a.do === "cast") act = offered.find((x) => x.type === "cast" && !x.label.startsWith("Play ") && howOf(x.mode) === (a.how || "normal")
       && halfOf(this.names.get(a.card), x.label) === (a.half ?? null));
     else return { legal: false, reason: `verb ${a.do} is not supported` };
     if (!act) return { legal: false, reason: `Forge does not offer it (${offered.map((x) => x.label || x.description).join("; ") || "nothing for that card"})` };
