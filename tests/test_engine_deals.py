@@ -206,3 +206,24 @@ def test_a_finished_game_compares_no_priority_and_not_where_the_losers_cards_wen
         == ["zones.b"]
     going = {**rules, "game_over": False}
     assert {d[0] for d in _compare_observations(support, going, {**engine, "game_over": False})} == {"zones.a", "priority"}
+
+
+def test_a_cast_that_could_have_paid_otherwise_leaves_the_pools_colours_unknown() -> None:
+    # With Island, Mountain and Island tapped, Think Twice ({1}{U}) pays its generic with U or
+    # with R: an engine that pays as it likes may keep either, so the colours left are a guess.
+    from mtgcheck.engines.vocab import Session, another_spend_was_legal
+    from mtgcheck.model.actions import legal_actions, step
+
+    lands = ["Island", "Mountain", "Island"]
+    cards = [{"id": f"l{i}", "card": n, "owner": 0, "zone": "battlefield"} for i, n in enumerate(lands)]
+    cards += [{"id": "tt", "card": "Think Twice", "owner": 0, "zone": "hand"}]
+    se = Session.begin({"players": 2, "turn": 1, "active": 0, "step": "main1", "mana_rules": "lands", "cards": cards},
+                       source="(test)")
+    cfg, s = se.cfg, se.start
+    for a in se.to_model([{"player": 0, "do": "tap", "card": f"l{i}"} for i in range(3)], s, source="(test)", field="a"):
+        s = step(cfg, s, a)
+    legal = legal_actions(cfg, s)
+    think = [a for a in legal if a.verb == "cast" and cfg.slots[a.card].id == "tt"]
+    assert len(think) == 2 and all(another_spend_was_legal(a, legal) for a in think)
+    # An action without a spend guesses nothing.
+    assert not another_spend_was_legal(next(a for a in legal if a.verb == "pass"), legal)
