@@ -50,6 +50,44 @@ def drawn_instead(cfg: Config, start: State, before: State, after: State,
     return pairs
 
 
+def shown_on_top(cfg: Config, start: State, before: State, shown: dict[str, Any]) -> list[tuple[int, int]]:
+    """The swaps that put the cards an engine showed on top of a library (``library_top``:
+    player -> card ids, the cards an effect looked at, Make Your Own Luck's three) on top of
+    the model's before the step: pairs (a card on the model's top that the engine did not
+    show, a shown card lower in the model's library).  Sound as :func:`drawn_instead`: both
+    of one owner's library, both there since the deal; a shown card the model has elsewhere
+    makes no pair (the step's comparison then says what differs)."""
+    index = {sl.id: j for j, sl in enumerate(cfg.slots)}
+    pairs = []
+    for p_key, ids in shown.items():
+        if not isinstance(ids, list) or not str(p_key).isdigit():
+            continue
+        p = int(p_key)
+        lib = sorted((j for j, sl in enumerate(cfg.slots) if sl.owner == p and before.zone[j] == LIBRARY),
+                     key=lambda j: before.pos[j])
+        ks = [index.get(c) for c in ids]
+        if any(k is None or k not in lib for k in ks) or any(before.oid[j] != start.oid[j] for j in lib):
+            continue
+        top = lib[:len(ks)]
+        pairs += list(zip([j for j in top if j not in ks], [k for k in ks if k not in top], strict=True))
+    return pairs
+
+
+def follow_look(driver: Comparer, cfg: Config, start: State, before: State, after: State, a: Action, i: int,
+                setup: dict[str, Any], div: Divergence | None) -> tuple[State, Divergence | None, dict[str, Any]]:
+    """A look at a hidden library as an observation: when the engine says which cards an
+    effect of the step ``a`` looked at (``library_top``) and the model's guessed order has
+    others on top, those cards go on top of the model's library before the step, and the step
+    is taken again under the rules and compared again (as :func:`follow_draws` does)."""
+    pairs = shown_on_top(cfg, start, before, driver.seen.get("library_top") or {})
+    t = enabled_transition(cfg, swap(before, pairs), a) if pairs else None
+    if t is None:
+        return after, div, setup
+    before = swap(before, pairs)
+    after = t.effect(before)
+    return after, driver._compare(cfg, after, i, (describe(cfg, a), before, t, a)), swap_setup(cfg, setup, pairs)
+
+
 def follow_draws(driver: Comparer, cfg: Config, start: State, before: State, after: State, a: Action,
                  setup: dict[str, Any], div: Divergence) -> tuple[State, Divergence | None, dict[str, Any]]:
     """A hidden draw as an observation: "the model accepts any card the library could hold,
@@ -90,4 +128,4 @@ def swap_setup(cfg: Config, setup: dict[str, Any], pairs: list[tuple[int, int]])
     return {**setup, "cards": cards}
 
 
-__all__ = ["LIBRARY", "Comparer", "drawn_instead", "follow_draws", "swap", "swap_setup"]
+__all__ = ["LIBRARY", "Comparer", "drawn_instead", "follow_draws", "follow_look", "shown_on_top", "swap", "swap_setup"]

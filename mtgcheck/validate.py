@@ -29,7 +29,7 @@ from mtgcheck import hidden_draws
 from mtgcheck.divergence import FAULTS, KINDS, Divergence, Trace, card_of_step, wire
 from mtgcheck.engines import open_engine
 from mtgcheck.engines.base import OBSERVABLE, Engine, EngineError, EngineInfo, EngineRefused, Support
-from mtgcheck.engines.vocab import Session, legal_with_another_spend, without_spend, wire_action
+from mtgcheck.engines.vocab import Session, another_spend_was_legal, legal_with_another_spend, without_spend, wire_action
 from mtgcheck.errors import FormatError, MtgcheckError, OutputError
 from mtgcheck.model.card_rules import face_rules, plane_rules
 from mtgcheck.model.actions import Action, catalogue, enabled_transition, legal_actions, why_illegal
@@ -75,6 +75,12 @@ def _compare_observations(support: Support, model: dict[str, Any],
         # A resolving spell waits for a choice: no player has priority (CR 608.2; CR 117.3b
         # gives it once the spell has resolved), whatever each side keeps in that field.
         keys -= {"priority"}
+    # A game both say is over (CR 104.2a: the last player in it has won) is played no more: no
+    # player has priority, and whether the loser's cards left the game with them (CR 800.4a,
+    # "outside") is moot; an engine that ends a two-player game leaves them where they were.
+    over = model.get("game_over") is True and engine.get("game_over") is True
+    if over:
+        keys -= {"priority"}
     for key in sorted(keys):
         want = _jsonable(model.get(key))
         if key not in engine:
@@ -85,7 +91,7 @@ def _compare_observations(support: Support, model: dict[str, Any],
             got = sorted(got, key=str)
         if key == "zones" and isinstance(got, dict) and isinstance(want, dict):
             for cid in sorted(want):
-                if got.get(cid) != want[cid]:
+                if got.get(cid) != want[cid] and not (over and want[cid] == "outside"):
                     out.append((f"zones.{cid}", want[cid], got.get(cid, "(missing)")))
             continue
         if got != want:
@@ -223,6 +229,12 @@ def cause(cfg: Config, s: State, t: Any, s2: State, a: Action, fld: str, engine_
     return t.cr
 
 
+def _refused_for(cfg: Config, s: State, a: Action) -> str:
+    """The id of the condition that refuses ``a`` ("" if it is legal)."""
+    r = why_illegal(cfg, s, a)
+    return r.cond if r is not None else ""
+
+
 def _describe(cfg: Config, a: Action) -> str:
     from mtgcheck.scenario_run import describe
 
@@ -283,6 +295,7 @@ class Driver:
         tr = Trace(setup, source=source)
         se = Session.begin(setup, source=source or "(validate)", max_x=self.support.max_x)
         cfg, s = se.cfg, se.start
+        pool_guessed: tuple[Any, Any] | None = None  # the step whose pool colours the engine chose
         try:
             if not dealt:
                 self.engine.setup(setup)
@@ -299,6 +312,8 @@ class Driver:
                     for w in probes(self.support, cfg, s, probe):
                         if "spend" in self.support.lacks and legal_with_another_spend(cfg, s, w):
                             continue  # the engine pays as it likes: legal to it (vocab.legal_with_another_spend)
+                        if pool_guessed == (s.turn, s.step) and _refused_for(cfg, s, w) == "cost.colours":
+                            continue  # the pool's colours are the engine's choice (vocab.another_spend_was_legal)
                         tr.actions.append(wire_action(cfg, w))
                         self.steps += 1
                         s, tr.divergence = self._apply(cfg, s, len(tr.actions) - 1, w)
@@ -313,7 +328,12 @@ class Driver:
                 tr.actions.append(wire_action(cfg, a))
                 self.steps += 1
                 before = s
+                if "spend" in self.support.lacks and another_spend_was_legal(a, legal):
+                    pool_guessed = (s.turn, s.step)
                 s, tr.divergence = self._apply(cfg, s, len(tr.actions) - 1, a)
+                if follow_draws and "library_top" in self.seen and (tr.divergence is None or tr.divergence.kind == "observation"):
+                    s, tr.divergence, tr.setup = hidden_draws.follow_look(self, cfg, se.start, before, s, a,
+                                                                          len(tr.actions) - 1, tr.setup, tr.divergence)
                 if follow_draws and tr.divergence is not None and tr.divergence.kind == "observation":
                     s, tr.divergence, tr.setup = hidden_draws.follow_draws(self, cfg, se.start, before, s, a, tr.setup,
                                                                            tr.divergence)

@@ -172,3 +172,58 @@ def test_drawn_instead_pairs_only_the_drawing_players_library() -> None:
     # Swapping follows the pair: the engine's card is now on top.
     swapped = hidden_draws.swap(s, [(3, 4)])
     assert (swapped.pos[3], swapped.pos[4]) == (s.pos[4], s.pos[3])
+
+
+def test_cards_an_engine_looked_at_go_on_top_of_the_models_library() -> None:
+    # Make Your Own Luck's three cards, as the engine shows them (library_top): swapped onto
+    # the top of the model's guessed order, only within the looking player's library.
+    cfg, s = _position([["Island", "Mountain", "Island", "Lightning Bolt", "Mountain"], ["Mountain", "Island"]])
+    ids = [sl.id for sl in cfg.slots]
+    top = lambda st, p, n: sorted((k for k, sl in enumerate(cfg.slots) if sl.owner == p), key=lambda k: st.pos[k])[:n]  # noqa: E731
+    pairs = hidden_draws.shown_on_top(cfg, s, s, {"0": ["p0l1", "p0l3", "p0l4"]})
+    assert pairs == [(0, 3), (2, 4)]  # p0l1 is on top already; p0l0 and p0l2 give way
+    assert {ids[k] for k in top(hidden_draws.swap(s, pairs), 0, 3)} == {"p0l1", "p0l3", "p0l4"}
+    # The engine showing the model's own top: nothing to follow.
+    assert hidden_draws.shown_on_top(cfg, s, s, {"0": ["p0l1", "p0l0"]}) == []
+    # A card of another player's library, or one the model has left in no library: no pair.
+    assert hidden_draws.shown_on_top(cfg, s, s, {"0": ["p1l1"]}) == []
+    assert hidden_draws.shown_on_top(cfg, s, s, {"0": ["nope"]}) == []
+
+
+def test_a_finished_game_compares_no_priority_and_not_where_the_losers_cards_went() -> None:
+    # A two-player game over (CR 104.2a): the rules take the loser's cards out of the game
+    # (CR 800.4a, "outside"), an engine that just ends the game leaves them; no one has priority.
+    from mtgcheck.engines.base import Support
+    from mtgcheck.validate import _compare_observations
+
+    support = Support(cards=frozenset(), observe=frozenset({"zones", "priority", "game_over", "in_game", "life"}))
+    rules = {"zones": {"a": "outside", "b": "hand"}, "priority": 0, "game_over": True, "in_game": [0], "life": [3, 0]}
+    engine = {"zones": {"a": "hand", "b": "hand"}, "priority": 1, "game_over": True, "in_game": [0], "life": [3, 0]}
+    assert _compare_observations(support, rules, engine) == []
+    # Anything else still differs; and while the game goes on, all of it is compared.
+    assert [d[0] for d in _compare_observations(support, rules, {**engine, "life": [3, 1]})] == ["life"]
+    assert [d[0] for d in _compare_observations(support, rules, {**engine, "zones": {"a": "hand", "b": "graveyard"}})] \
+        == ["zones.b"]
+    going = {**rules, "game_over": False}
+    assert {d[0] for d in _compare_observations(support, going, {**engine, "game_over": False})} == {"zones.a", "priority"}
+
+
+def test_a_cast_that_could_have_paid_otherwise_leaves_the_pools_colours_unknown() -> None:
+    # With Island, Mountain and Island tapped, Think Twice ({1}{U}) pays its generic with U or
+    # with R: an engine that pays as it likes may keep either, so the colours left are a guess.
+    from mtgcheck.engines.vocab import Session, another_spend_was_legal
+    from mtgcheck.model.actions import legal_actions, step
+
+    lands = ["Island", "Mountain", "Island"]
+    cards = [{"id": f"l{i}", "card": n, "owner": 0, "zone": "battlefield"} for i, n in enumerate(lands)]
+    cards += [{"id": "tt", "card": "Think Twice", "owner": 0, "zone": "hand"}]
+    se = Session.begin({"players": 2, "turn": 1, "active": 0, "step": "main1", "mana_rules": "lands", "cards": cards},
+                       source="(test)")
+    cfg, s = se.cfg, se.start
+    for a in se.to_model([{"player": 0, "do": "tap", "card": f"l{i}"} for i in range(3)], s, source="(test)", field="a"):
+        s = step(cfg, s, a)
+    legal = legal_actions(cfg, s)
+    think = [a for a in legal if a.verb == "cast" and cfg.slots[a.card].id == "tt"]
+    assert len(think) == 2 and all(another_spend_was_legal(a, legal) for a in think)
+    # An action without a spend guesses nothing.
+    assert not another_spend_was_legal(next(a for a in legal if a.verb == "pass"), legal)

@@ -112,3 +112,14 @@ def legal_with_another_spend(cfg: Config, s: State, a: Action) -> bool:
     the model: the rules keep the choice (mtgcheck.validate uses it for probes and lists).
     """
     return bool(a.spend) and any(without_spend(b) == without_spend(a) for b in legal_actions(cfg, s))
+
+
+def another_spend_was_legal(a: Action, legal: Sequence[Action]) -> bool:
+    """Could the pool have paid ``a`` otherwise (another legal action differing only in ``spend``)?
+
+    Then an engine that pays as it likes may have left other colours in its pool than the
+    model's ``spend`` did, and the pool is observed as an amount only: until the pool empties
+    (CR 500.4, when the step ends) its colours are the engine's choice, not known to the harness.
+    """
+    return bool(a.spend) and any(b != a and without_spend(b) == without_spend(a) for b in legal)
+

@@ -110,12 +110,21 @@ export const DECK_SIZE = 12;
 // The basic land of each colour, and the colours of the cards we play (for padding a deck).
 const BASIC = { R: "Mountain", U: "Island", W: "Plains", B: "Swamp", G: "Forest" };
 const COLOURS = { "Lightning Bolt": "R", "Burst Lightning": "R", "Blaze": "R", "Think Twice": "U", "Fire // Ice": "RU",
-  "Slickshot Show-Off": "R", "Faithless Looting": "R" };
+  "Slickshot Show-Off": "R", "Faithless Looting": "R", "Make Your Own Luck": "GU" };
 // Triggered abilities on the stack, by their source, as the model's ability kinds name them.
 const ABILITIES = { "Slickshot Show-Off": "show-off-pump" };
 // The cards `deal` plays: those whose every prompt the driver maps (the others: docs/engine-deals.md).
 export const DEALT = ["Lightning Bolt", "Burst Lightning", "Blaze", "Think Twice", "Slickshot Show-Off", "Faithless Looting",
-  "Mountain", "Island"];
+  "Fire // Ice", "Mountain", "Island"];
+// A split card's halves (CR 709): Forge offers one cast per half, labelled with the half's name
+// ("Cast Fire", "Cast Ice"); our `half` is "left" or "right".
+export const HALVES = ["left", "right"];
+export function halfOf(name, label) {
+  const halves = name.split(" // ");
+  if (halves.length !== 2) return null;
+  const k = halves.findIndex((h) => label === `Cast ${h}`);
+  return k < 0 ? null : HALVES[k];
+}
 // Plot is an activated ability in Forge (its text starts with the keyword), the plotted cast a cast mode.
 const isPlot = (a) => a.type === "activateAbility" && !a.isManaAbility && /^Plot\b/.test(a.description || "");
 
@@ -131,7 +140,7 @@ export function padDeck(names) {
 
 const seatOf = (playerId) => Number(String(playerId).split("-")[1]);
 
-class Game {
+export class Game {
   constructor(mod, decks, timeoutMs) {
     this.mod = mod;
     this.decks = decks.map(padDeck);
@@ -140,6 +149,10 @@ class Game {
     this.prompt = null;        // the prompt waiting for an answer
     this.waiter = null;
     this.errors = [];
+    this.looked = null;        // the library cards Forge showed a player in the last step (Make Your Own Luck's look)
+    this.lookOk = false;       // whether the step is a pass (a spell resolving may look)
+    this.discarding = [];      // the Forge ids of the cards chosen so far for the discard to hand size
+    this.step0 = {};           // our zones when the step began
     // Our id of each deck card: p{owner}c{index in the deck}; Forge's id once Forge shows it.
     this.ours = new Map();     // Forge id -> our id
     this.names = new Map();    // our id -> card name
@@ -194,13 +207,33 @@ class Game {
       if (t === "chooseAction") await this.answer({ type: "pass", exhaustStack: false });
       else {
         const a = answer(this.prompt.input, () => ({ type: "pass", exhaustStack: false }));
-        // The cleanup's discard to the maximum hand size (CR 514.1) is Forge's to ask, not ours:
-        // the first cards offered go (the model has no such discard: docs/engine-deals.md, findings).
+        // The cleanup's discard to the maximum hand size (CR 514.1) is the player's: `pending`.
         const ours = ["mulligan", "diceRolled", "chooseAttackers", "chooseBlockers", "revealCards"];
-        if (!a || !(ours.includes(t) || (t === "chooseCards" && this.view.step === "cleanup"))) return;
+        if (!a || !ours.includes(t)) return;
+        if (t === "revealCards" && this.prompt.input.zone === "library" && this.lookOk) this.look(this.prompt.input.cards);
         await this.answer(a.output);
       }
     }
+  }
+
+  // Make Your Own Luck's look at the top three cards (CR 702.170c; fewer if the library has
+  // fewer), as the spell resolves: the cards are bound to our ids and reported as
+  // `library_top`, so that the harness takes them as its library's top (the order is hidden:
+  // docs/engine-deals.md, Hidden draws). With no nonland card among them Forge shows none
+  // ("No valid cards") and puts them into the hand: they are the cards of the player's library
+  // that left it in this step (read when observed).
+  look(cards) {
+    const owner = seatOf(this.prompt.decidingPlayerId);
+    if (!cards.length) { this.looked = { [owner]: null }; return; }
+    const ids = cards.map((c) => this.idOf({ fid: c.id, name: c.identity.name, owner: seatOf(c.ownerId) }));
+    if (ids.every(Boolean)) this.looked = { [owner]: ids };
+  }
+
+  libraryTop() {
+    const [[owner, ids]] = Object.entries(this.looked);
+    if (ids) return { [owner]: ids };
+    const now = this.zones();
+    return { [owner]: Object.keys(now).filter((id) => id.startsWith(`p${owner}c`) && this.step0[id] === "library" && now[id] !== "library") };
   }
 
   // Every card Forge shows now, with its owner, zone and Forge id (hands from their owners' seats).
@@ -241,6 +274,7 @@ class Game {
     const z = {};
     this.decks.forEach((d, p) => d.forEach((_, k) => { z[`p${p}c${k}`] = "library"; }));
     for (const c of this.visible()) { const id = this.idOf(c); if (id) z[id] = c.zone; }
+    for (const f of this.discarding) z[this.ours.get(f)] = "graveyard";  // chosen, sent with the n-th
     return z;
   }
 
@@ -260,17 +294,24 @@ class Game {
     const plotted = this.visible().filter((c) => c.plotted && c.zone === "exile").map((c) => this.idOf(c));
     return {
       zones: this.zones(), plotted, pending: this.pending(), life: v.players.map((p) => p.life), turn: v.turn, active: seatOf(v.activePlayerId),
-      step: STEPS[v.step] ?? v.step, priority: seatOf(v.priorityPlayerId), stack,
+      // The model has no cleanup step of its own: its discard is asked in our `end` (docs/scenario.md).
+      step: this.handSize() ? "end" : STEPS[v.step] ?? v.step, priority: seatOf(v.priorityPlayerId), stack,
       mana: v.players.map((p) => Object.values(p.manaPool || {}).reduce((a, b) => a + b, 0)),
       game_over: Boolean(v.gameOver), in_game: v.players.filter((p) => p.status === "playing").map((p) => seatOf(p.id)),
+      ...(this.looked ? { library_top: this.libraryTop() } : {}),
     };
   }
 
-  // A choice the resolving spell asks (Faithless Looting's discard, CR 701.9a), as the model's `pending`.
+  // A choice the resolving spell asks, as the model's `pending`: Faithless Looting's discard
+  // (CR 701.9a), Make Your Own Luck's card to exile and plot (CR 702.170c: Forge offers the
+  // nonland cards among the three it looked at, none or one).
+  // In the cleanup step it is the discard to the maximum hand size (CR 514.1), which no card asks.
   pending() {
-    if (this.over || this.prompt.input.type !== "chooseCards" || this.view.step === "cleanup") return null;
+    if (this.over || this.prompt.input.type !== "chooseCards") return null;
+    if (this.handSize()) return { choice: "discard-to-hand-size", player: seatOf(this.prompt.decidingPlayerId), source: null };
     const top = this.view.stack.at(-1);
-    return { choice: "discard", player: seatOf(this.prompt.decidingPlayerId), source: top ? this.ours.get(top.sourceId) ?? null : null };
+    const choice = top?.identity?.name === "Make Your Own Luck" ? "make-your-own-luck" : "discard";
+    return { choice, player: seatOf(this.prompt.decidingPlayerId), source: top ? this.ours.get(top.sourceId) ?? null : null };
   }
 
   fid(ourId) { for (const [f, o] of this.ours) if (o === ourId) return f; return null; }
@@ -285,7 +326,10 @@ class Game {
       const card = this.ours.get(a.cardId);
       if (!card) continue;
       if (a.type === "cast" && a.label.startsWith("Play ")) out.push({ player, do: "play", card });
-      else if (a.type === "cast" && howOf(a.mode)) out.push({ player, do: "cast", card, how: howOf(a.mode) });
+      else if (a.type === "cast" && howOf(a.mode)) {
+        const half = halfOf(this.names.get(card), a.label);
+        out.push({ player, do: "cast", card, how: howOf(a.mode), ...(half ? { half } : {}) });
+      }
       else if (a.type === "activateAbility" && a.isManaAbility) out.push({ player, do: "tap", card });
       else if (isPlot(a)) out.push({ player, do: "plot", card, from: "hand" });
     }
@@ -293,6 +337,11 @@ class Game {
   }
 
   async apply(a) {
+    // A look reported is one of this step, taken as a spell resolves (a pass), not a reveal
+    // after the choice.
+    this.looked = null;
+    this.lookOk = a.do === "pass";
+    this.step0 = this.zones();
     if (this.over) return { legal: false, reason: "the game is over" };
     if (this.pending()) return this.choose(a);
     if (this.prompt.input.type !== "chooseAction") return { legal: false, reason: `Forge waits for ${this.prompt.input.type}` };
@@ -308,7 +357,12 @@ class Game {
     if (a.do === "play") act = offered.find((x) => x.type === "cast" && x.label.startsWith("Play "));
     else if (a.do === "tap") act = offered.find((x) => x.type === "activateAbility" && x.isManaAbility);
     else if (a.do === "plot" && (a.from || "hand") === "hand") act = offered.find(isPlot);
-    else if (a.do === "cast") act = offered.find((x) => x.type === "cast" && !x.label.startsWith("Play ") && howOf(x.mode) === (a.how || "normal"));
+    else if (a.do === "cast" && a.how === "flashback" && (a.flashback || "printed") !== "printed") {
+      // Forge's offer does not say which flashback ability it casts with; the dealt cards have
+      // only their printed one (no Past in Flames, no Snapcaster Mage): another is not offered.
+      return { legal: false, reason: `only a printed flashback is offered (${a.flashback})` };
+    } else if (a.do === "cast") act = offered.find((x) => x.type === "cast" && !x.label.startsWith("Play ") && howOf(x.mode) === (a.how || "normal")
+      && halfOf(this.names.get(a.card), x.label) === (a.half ?? null));
     else return { legal: false, reason: `verb ${a.do} is not supported` };
     if (!act) return { legal: false, reason: `Forge does not offer it (${offered.map((x) => x.label || x.description).join("; ") || "nothing for that card"})` };
     if (!(await this.answer({ type: "act", actionId: act.id }))) return { legal: false, reason: `Forge refused: ${this.errors.at(-1)}` };
@@ -317,12 +371,35 @@ class Game {
     return refused ? { legal: false, reason: refused } : { legal: true };
   }
 
+  handSize() { return this.prompt?.input.type === "chooseCards" && this.view.step === "cleanup"; }
+
   async choose(a) {
     const inp = this.prompt.input;
-    if (a.do !== "choose" || a.player !== seatOf(this.prompt.decidingPlayerId)) return { legal: false, reason: "Forge waits for a discard" };
+    if (a.do !== "choose" || a.player !== seatOf(this.prompt.decidingPlayerId)) return { legal: false, reason: `Forge waits for ${this.pending().choice}` };
+    if (this.handSize()) return this.discardOne(a);
     const ids = (a.cards || []).map((c) => this.fid(c));
     if (ids.some((f) => !inp.cards.some((c) => c.id === f)) || new Set(ids).size !== ids.length
         || ids.length < inp.min || ids.length > inp.max) return { legal: false, reason: `Forge asks ${inp.min}..${inp.max} of its cards` };
+    if (!(await this.answer({ type: "chooseCardsDecision", chosenCardIds: ids }))) return { legal: false, reason: `Forge refused: ${this.errors.at(-1)}` };
+    await this.advance();
+    return { legal: true };
+  }
+
+  // The discard to hand size (CR 514.1): the model's player discards one card a `choose`
+  // while the hand holds more than seven; Forge asks the n cards at once (chooseCards, min = max
+  // = n). The driver collects the model's cards and answers Forge with the n-th; until then it
+  // reports each card collected as discarded (its `zones`) and the choice still pending, which
+  // Forge's state becomes once answered. A count that differs shows as a `pending` that differs:
+  // docs/engine-deals.md.
+  async discardOne(a) {
+    const inp = this.prompt.input;
+    const f = (a.cards || []).length === 1 ? this.fid(a.cards[0]) : null;
+    if ((a.cards || []).length !== 1) return { legal: false, reason: "the discard to hand size is one card a choose" };
+    if (!inp.cards.some((c) => c.id === f) || this.discarding.includes(f)) return { legal: false, reason: "Forge does not offer that card" };
+    this.discarding.push(f);
+    if (this.discarding.length < inp.min) return { legal: true };
+    const ids = this.discarding;
+    this.discarding = [];
     if (!(await this.answer({ type: "chooseCardsDecision", chosenCardIds: ids }))) return { legal: false, reason: `Forge refused: ${this.errors.at(-1)}` };
     await this.advance();
     return { legal: true };
@@ -336,9 +413,15 @@ class Game {
       if (inp.type === "chooseAction") return null;
       let out;
       if (inp.type === "chooseBoardTargets") {
+        // Forge asks again while fewer than maxTargets are chosen (Fire: "one or two targets",
+        // asked one at a time, the ones chosen no longer offered): the targets not yet given,
+        // then none. With one target Fire's 2 damage all go to it: Forge asks no division.
         const want = (a.targets || []).map((t) => t.startsWith("player:") ? `player-${t.slice(7)}` : this.fid(t));
-        const chosen = inp.candidates.filter((c) => want.includes(c.id));
-        if (chosen.length !== want.length || chosen.length < inp.minTargets) { await this.answer({ type: "cancel" }); return `target not offered (${want})`; }
+        const rest = want.slice(inp.chosenTargets || 0);
+        const chosen = inp.candidates.filter((c) => rest.includes(c.id));
+        if (chosen.length !== rest.length || chosen.length + (inp.chosenTargets || 0) < inp.minTargets) {
+          await this.answer({ type: "cancel" }); return `target not offered (${want})`;
+        }
         out = { type: "boardTargets", chosen };
       } else if (inp.type === "chooseNumber") {
         const x = a.x || 0;
