@@ -44,7 +44,7 @@ import z3
 
 from mtgcheck.model.state import flat
 
-from .relation import Encoding, _term
+from .relation import Encoding, as_term
 
 Interval = tuple[float, float]
 ANY: Interval = (-math.inf, math.inf)
@@ -196,8 +196,8 @@ def inductive_bounds(enc: Encoding, cands: Sequence[Any]) -> tuple[set[str], dic
     # without, they are settled already.
     middle = flat(enc.m) if enc.m is not None else None
     after = flat(enc.settled) if enc.settled is not None else []
-    raws = [[_term(x) for x in flat(e)] for e in enc.raw]
-    after_terms = [_term(x) for x in after]
+    raws = [[as_term(x) for x in flat(e)] for e in enc.raw]
+    after_terms = [as_term(x) for x in after]
     dag = Dag([x for r in raws for x in r] + after_terms)
     keep = {c.name for c in bounded}
     passes = 0

@@ -75,17 +75,17 @@ class SharedCompaction:
         src = [x for f in self.FIELDS for x in getattr(t, f)]
         res = {f: getattr(out, f) for f in ("pos", "ab_pos", "stack_size")}
         allowed = {x.get_id() for x in src}
-        if any(v.get_id() not in allowed for v in _constants([_term(v) for v in res["pos"] + res["ab_pos"]]
-                                                                + [_term(res["stack_size"])])):
+        if any(v.get_id() not in allowed for v in _constants([as_term(v) for v in res["pos"] + res["ab_pos"]]
+                                                                + [as_term(res["stack_size"])])):
             return False  # it reads more than those fields now: leave the model's function alone
 
         def compact(cfg: Config, s: State) -> State | None:
             if cfg is not self.cfg:
                 return None  # built for another configuration: the model builds its own
-            pairs = [(x, _term(y)) for x, y in zip(src, (y for f in self.FIELDS for y in getattr(s, f)), strict=True)]
+            pairs = [(x, as_term(y)) for x, y in zip(src, (y for f in self.FIELDS for y in getattr(s, f)), strict=True)]
             sub = (lambda v: z3.substitute(v, *pairs))  # noqa: E731
             return s.replace(pos=tuple(map(sub, res["pos"])), ab_pos=tuple(map(sub, res["ab_pos"])),
-                             stack_size=sub(_term(res["stack_size"])))
+                             stack_size=sub(as_term(res["stack_size"])))
 
         return compact
 
@@ -120,7 +120,8 @@ def _constants(terms: Sequence[Any]) -> list[Any]:
     return out
 
 
-def _term(v: Any) -> Any:
+def as_term(v: Any) -> Any:
+    """A Z3 integer term for a value of the state: a term as it is, a Python int as a numeral."""
     if isinstance(v, z3.ExprRef):
         return v
     return z3.IntVal(int(v))
@@ -189,7 +190,7 @@ class Encoding:
             for j, (x, y) in enumerate(zip(fa, fm, strict=True)):
                 groups: dict[int, tuple[Any, list[int]]] = {}
                 for i in range(n):
-                    v = _term(flat_raw[i][j])
+                    v = as_term(flat_raw[i][j])
                     if v.eq(x):
                         continue  # the frame: transition i leaves this entry as it was
                     groups.setdefault(v.get_id(), (v, []))[1].append(i)
@@ -213,7 +214,7 @@ class Encoding:
             with symbolic():
                 for g, e in zip(self.guards, self.raw, strict=True):
                     if self.m is not None:
-                        after = z3.substitute(equal_states(self.b, self.settled), *zip(flat(self.m), map(_term, flat(e)), strict=True))
+                        after = z3.substitute(equal_states(self.b, self.settled), *zip(flat(self.m), map(as_term, flat(e)), strict=True))
                     else:
                         after = equal_states(self.b, e)
                     out.append(z3.And(g, after))
