@@ -888,9 +888,16 @@ def _generated(driver: Driver, setups: list[dict[str, Any]], budget: int, seed: 
         rnd = random.Random(data.draw(unmoored_integers(0, 2**32 - 1), label="choices"))
         if rep.stopped:
             return  # the remaining examples cost nothing (drawn all the same: Hypothesis replays draws)
-        unfired = [k for k, rules in enumerate(rules_of) if any(not driver.fired.get(r) for r in rules)]
+        # A position the engine declined once is declined again: the budget goes to the others
+        # (a declined position whose rules never fire would otherwise draw the coverage-guided
+        # half of the games: a quarter of phase's, with the cleanup discard's positions).
+        unfired = [k for k, rules in enumerate(rules_of)
+                   if k not in declined and any(not driver.fired.get(r) for r in rules)]
         if unfired and rnd.randrange(2) == 0:
             index = rnd.choice(unfired)
+        playable = [k for k in range(len(setups)) if k not in declined]
+        if index in declined and playable:
+            index = rnd.choice(playable)
         setup = setups[index]
 
         def choose(i: int, cfg: Config, s: State, legal: list[Action]) -> Action | None:
@@ -915,6 +922,8 @@ def _generated(driver: Driver, setups: list[dict[str, Any]], budget: int, seed: 
             rep.sources["generated"] = rep.sources.get("generated", 0) + 1
         except EngineRefused:
             rep.refused += 1
+            declined.add(index)
             bar.advance()
 
+    declined: set[int] = set()
     one()
