@@ -15,7 +15,7 @@ from typing import Any, Iterable
 from .card_rules import (CardRules, CastTrigger, FaceRules, PlaneRules, ability_kind, register_ability,
                          register_card, register_cast_trigger, register_face, register_plane)
 from .cards import CardDef, Face
-from .common import ask_choice, clear_choice, game_on, pending_cond
+from .common import ask_choice, clear_choice, discarded_from_hand, game_on, pending_cond
 from .config import Config
 from .logic import And, Count, If, Or, put
 from .plot import make_plotted
@@ -196,8 +196,7 @@ def _loot_choices(cfg: Config, m: int) -> Iterable[Transition]:
     for size in (1, 2):
         for pick in combinations(others, size):
             conds = [game_on(cfg), pending_cond(P_LOOT, p, m),
-                     Cond("discard.in-hand", "701.9a", "a discarded card must be in your hand",
-                          lambda s, pick=pick: And(*[s.zone[k] == HAND for k in pick])),
+                     discarded_from_hand(pick),
                      # CR 701.9a: the hand counted is the discarding player's own.
                      Cond("discard.count", "701.9a", "discard two cards (all of them if you have fewer)",
                           lambda s, pick=pick: hand_count(cfg, s, p) == len(pick) if len(pick) < 2

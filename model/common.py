@@ -8,7 +8,7 @@ from typing import Any
 from .vocabulary import Cond
 from .config import Config
 from .logic import And, Count, If, Or, at, first
-from .state import MAIN1, MAIN2, P_NONE, STACK, State
+from .state import HAND, MAIN1, MAIN2, P_NONE, STACK, State
 
 
 def n_in_game(s: State) -> Any:
@@ -51,6 +51,13 @@ def pending_cond(kind: int, p: int, src: int | None = None, cr: str = "608.2c") 
     the choice belongs to one); ``cr`` is the rule that asks it."""
     return Cond("choose.pending", cr, "no such choice is being asked of this player",
                 lambda s: And(s.pending == kind, s.pending_player == p, True if src is None else s.pending_src == src))
+
+
+def discarded_from_hand(pick: tuple[int, ...]) -> Cond:
+    """CR 701.9a: a discarded card is one of its player's hand (every discard's condition:
+    Faithless Looting's, the cleanup step's)."""
+    return Cond("discard.in-hand", "701.9a", "a discarded card must be in your hand",
+                lambda s: And(*[s.zone[k] == HAND for k in pick]))
 
 
 def ask_choice(s: State, when: Any, kind: int, p: Any, src: Any) -> State:
@@ -112,5 +119,5 @@ def _sorcery_timing(p: int, cr: str, what: str) -> tuple[Cond, ...]:
 
 
 __all__ = ["n_in_game", "next_in_game", "receiver_of_priority", "acting", "sorcery_timing", "is_main_phase",
-           "game_on", "no_choice_pending", "has_priority", "player_in_game", "pending_cond", "ask_choice",
+           "game_on", "no_choice_pending", "discarded_from_hand", "has_priority", "player_in_game", "pending_cond", "ask_choice",
            "clear_choice", "resolution_waits", "And", "If"]

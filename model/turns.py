@@ -16,11 +16,11 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from .vocabulary import Action, Cond, Transition
-from .common import acting, ask_choice, clear_choice, game_on, n_in_game, next_in_game, pending_cond, receiver_of_priority
+from .common import acting, ask_choice, clear_choice, discarded_from_hand, game_on, n_in_game, next_in_game, pending_cond, receiver_of_priority
 from .config import Config
 from .logic import And, Count, If, Not, Or, at, put
 from .payment import empty_pools
-from .state import BEGINNING, END, GRAVEYARD, HAND, P_HAND_SIZE, State, branch
+from .state import BEGINNING, END, GRAVEYARD, P_HAND_SIZE, State, branch
 from .zones import draw, hand_count, move
 
 # CR 402.2: a player's maximum hand size is seven (no card of the pool changes it).
@@ -110,9 +110,7 @@ def discard_choices(cfg: Config) -> Iterable[Transition]:
     subset of every size."""
     for p in discarders(cfg):
         for k in cfg.slots_where(lambda sl, p=p: sl.owner == p):
-            conds = (game_on(cfg), pending_cond(P_HAND_SIZE, p, cr="514.1"),
-                     Cond("discard.in-hand", "701.9a", "a discarded card must be in your hand",
-                          lambda s, k=k: s.zone[k] == HAND))
+            conds = (game_on(cfg), pending_cond(P_HAND_SIZE, p, cr="514.1"), discarded_from_hand((k,)))
             yield Transition(Action("choose", p, cards=(k,)), "choose.hand-size", "514.1", conds,
                              lambda s, p=p, k=k: _discard_one(cfg, s, p, k))
 
@@ -120,8 +118,6 @@ def discard_choices(cfg: Config) -> Iterable[Transition]:
 def _discard_one(cfg: Config, s: State, p: int, k: int) -> State:
     s = move(cfg, s, [j == k for j in range(cfg.n)], GRAVEYARD)
     return branch(over_hand_size(cfg, s, p), lambda: s, lambda: next_turn(cfg, clear_choice(s)))
-
-
 
 
 def cleanup(cfg: Config, s: State) -> State:

@@ -13,10 +13,8 @@ from typing import Any, Protocol
 from mtgcheck.divergence import Divergence
 from mtgcheck.model.actions import Action, enabled_transition
 from mtgcheck.model.config import Config
-from mtgcheck.model.state import ZONES, State
+from mtgcheck.model.state import LIBRARY, State
 from mtgcheck.scenario_run import describe
-
-LIBRARY = ZONES.index("library")
 
 
 class Comparer(Protocol):
@@ -80,12 +78,10 @@ def follow_look(driver: Comparer, cfg: Config, start: State, before: State, afte
     others on top, those cards go on top of the model's library before the step, and the step
     is taken again under the rules and compared again (as :func:`follow_draws` does)."""
     pairs = shown_on_top(cfg, start, before, driver.seen.get("library_top") or {})
-    t = enabled_transition(cfg, swap(before, pairs), a) if pairs else None
-    if t is None:
+    again = _retaken(driver, cfg, before, pairs, a, i)
+    if again is None:
         return after, div, setup
-    before = swap(before, pairs)
-    after = t.effect(before)
-    return after, driver._compare(cfg, after, i, (describe(cfg, a), before, t, a)), swap_setup(cfg, setup, pairs)
+    return again[1], again[2], swap_setup(cfg, setup, pairs)
 
 
 def follow_draws(driver: Comparer, cfg: Config, start: State, before: State, after: State, a: Action,
@@ -98,16 +94,27 @@ def follow_draws(driver: Comparer, cfg: Config, start: State, before: State, aft
     the setup with the swapped library order (the stored counterexample replays it)."""
     for _ in range(cfg.n):
         pairs = drawn_instead(cfg, start, before, after, driver.seen.get("zones") or {})
-        t = enabled_transition(cfg, swap(before, pairs), a) if pairs else None
-        if t is None:
+        again = _retaken(driver, cfg, before, pairs, a, div.step)
+        if again is None:
             break
-        before, setup = swap(before, pairs), swap_setup(cfg, setup, pairs)
-        after = t.effect(before)
-        div_or_none = driver._compare(cfg, after, div.step, (describe(cfg, a), before, t, a))
+        (before, after, div_or_none), setup = again, swap_setup(cfg, setup, pairs)
         if div_or_none is None or div_or_none.kind != "observation":
             return after, div_or_none, setup
         div = div_or_none
     return after, div, setup
+
+
+def _retaken(driver: Comparer, cfg: Config, before: State, pairs: list[tuple[int, int]], a: Action,
+             i: int) -> tuple[State, State, Divergence | None] | None:
+    """The step ``a`` (number ``i``) taken again under the rules with the library cards of
+    ``pairs`` swapped before it, and compared again: (the state before, after, the divergence
+    or None); None when there is nothing to swap or the step is not legal then."""
+    moved = swap(before, pairs)
+    t = enabled_transition(cfg, moved, a) if pairs else None
+    if t is None:
+        return None
+    after = t.effect(moved)
+    return moved, after, driver._compare(cfg, after, i, (describe(cfg, a), moved, t, a))
 
 
 def swap(s: State, pairs: list[tuple[int, int]]) -> State:

@@ -33,6 +33,7 @@ from mtgcheck.engines.model_engine import ModelEngine
 from mtgcheck.engines.vocab import wire_action
 from mtgcheck.model.actions import catalogue
 from mtgcheck.model.state import HOWS
+from mtgcheck.model.turns import MAX_HAND_SIZE
 from mtgcheck.scenario_format import verdict_of
 
 from .conftest import ROOT, SCENARIOS
@@ -217,8 +218,9 @@ def in_scope(support: Support, doc: dict[str, Any]) -> bool:
     return (not doc.get("variant") and s["players"] in support.players and not s.get("planechase")
             and not s.get("left") and not s.get("extra_turns")
             and {c["card"] for c in s["cards"]} <= support.cards
-            # the engine's docstring: no player owning more than seven cards (it has no cleanup discard)
-            and all(sum(c["owner"] == p for c in s["cards"]) <= 7 for p in range(s["players"]))
+            # the engine's docstring: no player owning more cards than the maximum hand size
+            # (it has no cleanup discard)
+            and all(sum(c["owner"] == p for c in s["cards"]) <= MAX_HAND_SIZE for p in range(s["players"]))
             and all(a["do"] in support.verbs and a.get("how", "normal") in support.hows for a in doc["actions"]))
 
 

@@ -130,6 +130,7 @@ from mtgcheck.engines.base import Applied, EngineError, EngineInfo, EngineRefuse
 from mtgcheck.engines.vocab import Session
 from mtgcheck.errors import FormatError
 from mtgcheck.model import cards as pool
+from mtgcheck.model.turns import MAX_HAND_SIZE
 
 #: Cards whose actions the adapter maps (see the module docstring); declared if phase builds them whole.
 SCOPE = ("Slickshot Show-Off", "Lightning Bolt", "Counterspell", "Remand", "Ornithopter",
@@ -158,7 +159,6 @@ CHOICES = ("DiscardChoice", "TriggerTargetSelection", "OptionalEffectChoice")
 #: Cards whose triggered ability's target our model asks as a ``choose`` (phase: a target prompt).
 TARGET_CHOICE = frozenset({"Snapcaster Mage"})
 MAX_X = 3  # the largest X listed (the model's default bound)
-HAND_SIZE = 7  # the cleanup discard (CR 514.1) is not mapped; see setup
 MAX_SETTLE = 64  # automatic passes in one go: more means phase is looping
 
 
@@ -294,9 +294,9 @@ class PhaseEngine:
                 raise EngineRefused("phase adapter: a land on the battlefield would be mana in phase, not in the model")
         for p in range(pos.players):
             held = sum(1 for c in pos.cards if c.owner == p and c.zone in ("hand", "library"))
-            if held > HAND_SIZE:
+            if held > MAX_HAND_SIZE:
                 raise EngineRefused(f"phase adapter: player {p} could hold {held} cards; the adapter does not "
-                                    f"map phase's discard to {HAND_SIZE} at cleanup (CR 514.1)")
+                                    f"map phase's discard to {MAX_HAND_SIZE} at cleanup (CR 514.1)")
         land = MANA_SOURCE["name"]
         decks: list[list[str]] = [[] for _ in range(pos.players)]
         for c in pos.cards:

@@ -51,7 +51,6 @@ ANY: Interval = (-math.inf, math.inf)
 UNDECIDED = None
 
 
-
 def _mul(a: Interval, b: Interval) -> Interval:
     products = []
     for x in a:
