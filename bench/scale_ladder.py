@@ -16,7 +16,7 @@ budget, every property, symmetry reduction on, in a process of its own:
 
 It writes its table into ``docs/figures.md`` (``bench/figures_doc.py``) unless ``--no-write``.
 
-    python bench/scale_ladder.py [--timeout 1200] [--max-memory 8000] [--only 03-plot-12 ...]
+    python bench/scale_ladder.py [--timeout 1200] [--max-memory 8000] [--only 03-plot-12 ...] [--threads 2]
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from mtgcheck.model.setup import build
 from mtgcheck.properties.catalogue import PROPERTIES
 
 conf = load_config(sys.argv[1])
-timeout, max_bytes, fingerprints = float(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
+timeout, max_bytes, fingerprints, threads = float(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1", int(sys.argv[5])
 cfg, _ = build(conf.position)
 t0 = time.perf_counter()
 native.program(cfg, tuple(PROPERTIES))
@@ -48,7 +48,7 @@ compile_s = time.perf_counter() - t0
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 t0 = time.perf_counter()
 out, ex = graph.check(conf, PROPERTIES, unbounded=True, max_states=None, timeout=timeout, backend="native",
-                      keep_edges=False, max_bytes=max_bytes, fingerprints=fingerprints)
+                      keep_edges=False, max_bytes=max_bytes, fingerprints=fingerprints, threads=threads)
 seconds = time.perf_counter() - t0
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 print(json.dumps({"states": len(ex.states), "edges": ex.edges, "seconds": seconds, "compile": compile_s,
@@ -58,9 +58,10 @@ print(json.dumps({"states": len(ex.states), "edges": ex.edges, "seconds": second
 """
 
 
-def measure(path: Path, timeout: float, max_bytes: int, fingerprints: bool) -> dict[str, Any]:
+def measure(path: Path, timeout: float, max_bytes: int, fingerprints: bool, threads: int = 1) -> dict[str, Any]:
     """One position's search, in a fresh process (its peak resident set is its own)."""
-    r = subprocess.run([sys.executable, "-c", _CHILD, str(path), str(timeout), str(max_bytes), str(int(fingerprints))],
+    r = subprocess.run([sys.executable, "-c", _CHILD, str(path), str(timeout), str(max_bytes), str(int(fingerprints)),
+                        str(threads)],
                        capture_output=True,
                        text=True, timeout=timeout + 900)
     if r.returncode != 0:
@@ -74,13 +75,14 @@ def main() -> None:
     ap.add_argument("--max-memory", type=int, default=8000, help="MB a position's search may hold")
     ap.add_argument("--only", nargs="*", default=None, help="positions (file stems) to run")
     ap.add_argument("--fingerprints", action="store_true", help="a 64-bit hash per visited state (no exact proof)")
+    ap.add_argument("--threads", type=int, default=1, help="threads that expand the states (the search's own included)")
     ap.add_argument("--no-write", action="store_true", help="print only; leave docs/figures.md alone")
     args = ap.parse_args()
     rows = []
     for path in sorted(LADDER.glob("*.json")):
         if args.only and path.stem not in args.only:
             continue
-        m = measure(path, args.timeout, args.max_memory * 2**20, args.fingerprints)
+        m = measure(path, args.timeout, args.max_memory * 2**20, args.fingerprints, args.threads)
         if "error" in m:
             row = [path.stem, m["error"], "", "", "", "", "", "", "", "", ""]
         else:
@@ -99,12 +101,15 @@ def main() -> None:
 
         # A run of some positions only (a longer one, say) is its own table: the whole ladder's stays.
         topic = "graph search: scale ladder" + (" (fingerprints)" if args.fingerprints else "") + \
+            (f" ({args.threads} threads)" if args.threads > 1 else "") + \
             (f" ({', '.join(args.only)}, --timeout {args.timeout:.0f})" if args.only else "")
         write_section(topic, header, rows,
                       script="python bench/scale_ladder.py" + (" --fingerprints" if args.fingerprints else "")
+                      + (f" --threads {args.threads}" if args.threads > 1 else "")
                       + (f" --only {' '.join(args.only)}" if args.only else ""),
                       note="The compiled exhaustive search of each examples/scale/ position to its fixpoint (no "
-                           "turn bound, no state budget; one core). `held`: the search's own count of what it "
+                           "turn bound, no state budget; " + (f"{args.threads} threads expand the states, one updates the visited "
+                           "set" if args.threads > 1 else "one core") + "). `held`: the search's own count of what it "
                            "allocated (visited set, tree nodes, queue) over the states; `peak RSS growth`: the "
                            "process's peak resident set during the search, less before, over the states; "
                            "`spilled`: states the queue put in its file (past 64 MB). " +

@@ -41,6 +41,10 @@ class Options:
     #: its (tree-compressed) key: less memory, and no exact proof (the verdicts say "holds",
     #: with the bound on the probability of a collision).
     fingerprints: bool = False
+    #: Graph checker, compiled search: threads that expand the states of one search (the
+    #: transitions, keys and properties of a batch of states at once); the visited set is
+    #: updated by one, in the queue's order, so the verdicts and figures are the same for any.
+    search_threads: int = 1
     rlimit: int | None = None  # Z3: resource limit of one induction query (None: the checker's default)
     hypothesis_slots: int = 1  # seed slots per configuration (--shards; mtgcheck.check_run's docstring)
     hypothesis_groups: int = 1  # property subsets per configuration

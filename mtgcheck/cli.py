@@ -152,6 +152,10 @@ def _interactive() -> bool:
 @click.option("--fingerprints", is_flag=True, help="Graph search with --exhaustive, compiled: keep a 64-bit fingerprint per visited "
               "state instead of the state itself (less memory). No exact proof: a search to its fixpoint says "
               "'holds', with a bound on the probability that two states shared a fingerprint.")
+@click.option("--search-threads", type=click.IntRange(1, 8), default=1, show_default=True,
+              help="Graph search, compiled: threads that expand the states of one search (its transitions, "
+              "keys and properties); the visited set is updated in one thread, in order, so the verdicts, "
+              "counts and traces are the same for any number. Use the cores --jobs leaves idle.")
 @click.option("--graph-backend", type=click.Choice(list(GRAPH_BACKENDS)), default="auto", show_default=True,
               help="Graph search: the interpreter (python), the same relation compiled to C (native; needs a C "
               "compiler, CC), or auto: compiled for a long search to the fixpoint (its program cached, or the "
@@ -166,7 +170,7 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
           timeout: float, seed: int, examples: int | None, shards: int, jobs: int, scheduler: str | None,
           json_out: str | None, junit_out: str | None, variant: str | None, store_dir: str, no_store: bool,
           strengthen: bool, exhaustive: bool, export_dir: str | None, graph_backend: str, manifest_in: str | None,
-          manifest_out: str | None, max_memory: int | None, fingerprints: bool) -> int:
+          manifest_out: str | None, max_memory: int | None, fingerprints: bool, search_threads: int) -> int:
     """Check every property with every checker on the built-in configurations.
 
     Exit 0: every property proved or holds; 1: a property is violated or vacuous (no
@@ -201,6 +205,7 @@ def check(checkers: tuple[str, ...], props: tuple[str, ...], configs: tuple[str,
     opts = cr.Options(depth=depth, timeout=timeout, seed=seed, examples=examples, rules=RuleSet.from_build(variant),
                       strengthen=strengthen, exhaustive=exhaustive, export_dir=export_dir, hypothesis_slots=shards,
                       graph_backend=graph_backend, max_memory=max_memory, fingerprints=fingerprints,
+                      search_threads=search_threads,
                       **mf.hint_options(expected))
 
     schedule = mf.unit_seconds(expected) if expected else None  # the longest units first

@@ -384,16 +384,36 @@ def test_a_frontier_past_its_memory_budget_goes_to_a_file_and_the_search_is_the_
 
 
 @needs_cc
+@pytest.mark.parametrize("threads", [2, 3])
+def test_threads_expanding_a_batch_change_nothing_the_search_reports(threads: int,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """States expanded by several threads, a batch at a time (the next batch while the search's
+    thread takes the last in order): the same states in the same order, the same edges,
+    verdicts, witnesses and traces as the interpreter's one-at-a-time search, with the queue
+    in its file too (its smallest budget), and the same first violation of a broken rule."""
+    monkeypatch.setattr(native, "FRONTIER_BYTES", 1)
+    ex = assert_same_search(PLOT, unbounded=True, max_states=None, threads=threads)
+    assert ex.fixpoint and ex.store["spilled"] > 0
+    b = BY_PROP["every-card-in-one-zone"]
+    assert_same_search(b.conf, unbounded=True, max_states=400_000, disabled=b.disabled, variant=b.variant,
+                       threads=threads)
+    # a budget of states stops the search at the same state, mid-batch
+    assert_same_search(PLOT, unbounded=True, max_states=5_000, threads=threads)
+
+
+@needs_cc
 def test_the_exact_store_shares_subtrees_and_keeps_less_than_the_packed_states() -> None:
     """Tree compression: a new state adds a few nodes (a whole key would add 2W - 2), and the
-    search holds fewer bytes a state than the packed states alone would take."""
+    search holds fewer bytes a state than the packed states alone would take, apart from the
+    batches being expanded (working memory of a bounded size, counted in what it holds)."""
     from mtgcheck.checkers.packing import packing
 
     _, ex = graph.check(PLOT, PROPERTIES, unbounded=True, backend="native", max_states=None, keep_edges=False)
     n, words = len(ex.states), packing(ex.cfg).words
     assert ex.fixpoint and ex.collision_bound is None and n > 1_000
     assert 0 < ex.store["nodes"] < 3 * n < (2 * words - 2) * n
-    assert ex.held_bytes < n * words * 8
+    assert 0 < ex.store["batch_bytes"] < ex.held_bytes
+    assert ex.held_bytes - ex.store["batch_bytes"] < n * words * 8
 
 
 @needs_cc

@@ -122,7 +122,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int | Non
           variant: str | None = None, symmetry: bool = True,
           unbounded: bool = False, renumber_turns: bool | None = None,
           first_violation: bool = False, backend: str = "python", keep_edges: bool = True,
-          max_bytes: int = 0, fingerprints: bool = False) -> tuple[list[Verdict], Exploration]:
+          max_bytes: int = 0, fingerprints: bool = False, threads: int = 1) -> tuple[list[Verdict], Exploration]:
     """Search the configuration; one verdict per property.
 
     With ``symmetry``, states equal up to a swap of identical cards are visited once
@@ -147,7 +147,9 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int | Non
     ``keep_edges`` False keeps only the count of the edges (the compiled search), not the list
     that :attr:`Exploration.graph` is built from.  ``Exploration.stopped`` says what stopped it.
     ``fingerprints`` (the compiled search): a 64-bit hash per visited state, not the state; a
-    fixpoint then says ``holds`` with :attr:`Exploration.collision_bound`, never ``proved``."""
+    fixpoint then says ``holds`` with :attr:`Exploration.collision_bound`, never ``proved``.
+    ``threads`` (the compiled search): threads that expand the queue's states together; the
+    result does not depend on them (:func:`.native.search`)."""
     import sys
 
     from . import native
@@ -180,7 +182,8 @@ def check(conf: CheckConfig, props: Sequence[Property], *, max_states: int | Non
         try:
             run = _search_native(cfg, s0, props, max_states=max_states, timeout=timeout - (time.monotonic() - t0),
                                  first_violation=first_violation, max_turn=max_turn, symmetry=symmetry, turns=turns,
-                                 keep_edges=keep_edges, max_bytes=max_bytes, fingerprints=fingerprints)
+                                 keep_edges=keep_edges, max_bytes=max_bytes, fingerprints=fingerprints,
+                                 threads=threads)
         except native.Unsupported as e:
             if backend == "native":
                 from mtgcheck.errors import UsageError
@@ -310,19 +313,20 @@ class _Via(Sequence[Transition]):
 def _search_native(cfg: Config, s0: State, props: Sequence[Property], *, max_states: int, timeout: float,
                    first_violation: bool, max_turn: int | None, symmetry: bool,
                    turns: bool, keep_edges: bool = True, max_bytes: int = 0,
-                   fingerprints: bool = False) -> tuple[Exploration, Found]:
+                   fingerprints: bool = False, threads: int = 1) -> tuple[Exploration, Found]:
     """The search by the compiled relation (:mod:`.native`): the same states, edges, counts
     and first violations as :func:`_search`, in the same order."""
     from . import native
 
     r = native.search(cfg, props, s0, max_states=max_states, timeout=timeout, first_violation=first_violation,
                       max_turn=max_turn, symmetry=symmetry, turns=turns, keep_edges=keep_edges,
-                      max_bytes=max_bytes, fingerprints=fingerprints)
+                      max_bytes=max_bytes, fingerprints=fingerprints, threads=threads)
     transitions = catalogue(cfg).transitions
     ex = Exploration(cfg, r.states, complete=r.complete, depth=r.max_depth, sources=r.sources, targets=r.targets,
                      via=_Via(r.edge_via, transitions), backend="native", n_edges=r.edges, stopped=r.stopped,
                      held_bytes=r.held_bytes, program_seconds=r.program_seconds,
                      store={"nodes": r.nodes, "frontier_peak": r.frontier_peak, "spilled": r.spilled,
+                            "batch_bytes": r.batch_bytes,
                             "generated": r.generated}, collision_bound=r.collision_bound)
     ex.fixpoint = max_turn is None and r.complete and not r.overflow
 

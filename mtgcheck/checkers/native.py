@@ -74,7 +74,8 @@ def compiler() -> str | None:
 
 
 #: -O1: the compiled search runs 4-5x faster than at -O0 for a compile some 30 % longer.
-CFLAGS = ("-O1", "-shared", "-fPIC")
+#: -pthread: a batch of states is expanded by ``threads`` threads (:func:`search`).
+CFLAGS = ("-O1", "-shared", "-fPIC", "-pthread")
 #: Seconds a compile may take (the built-ins take 6-19 s); past it the interpreter searches.
 COMPILE_TIMEOUT = 180.0
 
@@ -349,7 +350,7 @@ class _Result(ctypes.Structure):
     _fields_ = [(name, ctypes.c_void_p) for name in ("parent", "via", "sources", "targets", "edge_via")] + [
         (name, ctypes.c_long) for name in ("n_states", "n_edges", "complete", "overflow", "queue_head_depth",
                                            "error", "stopped", "bad_entry", "distinct_edges", "bytes", "max_depth",
-                                           "nodes", "frontier_peak", "spilled")]
+                                           "nodes", "frontier_peak", "spilled", "batch_bytes")]
 
 
 #: Why a compiled search stopped (``Result.stopped`` in the C source).
@@ -511,7 +512,7 @@ def _open(f: Path, elf: bytes, digest: str) -> Any:
         lib.search.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_long, ctypes.c_double, ctypes.c_int,
                                ctypes.c_long, ctypes.c_int, ctypes.c_int,
                                *[ctypes.POINTER(ctypes.c_long)] * 5, ctypes.c_int, ctypes.c_long, ctypes.c_int,
-                               ctypes.c_long, ctypes.c_char_p]
+                               ctypes.c_long, ctypes.c_char_p, ctypes.c_int]
         lib.replay.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int), ctypes.c_int,
                                ctypes.POINTER(ctypes.c_int)]
         lib.canonical.restype = None
@@ -781,10 +782,18 @@ class Run:
     nodes: int = 0  # nodes of the tree-compressed store (0 with fingerprints)
     frontier_peak: int = 0  # the most states queued at once
     spilled: int = 0  # states the queue put in its file (past its memory budget)
+    #: Of ``held_bytes``, the batches being expanded (at most two of :data:`BATCH` states and
+    #: their successors): working memory of a fixed bound, not the store's per state.
+    batch_bytes: int = 0
     #: With fingerprints, a bound on the probability that two distinct states shared one (and
     #: so that a state was never expanded): None for the exact store.
     collision_bound: float | None = None
 
+
+#: The most threads the compiled search expands states with, and the states of a batch it
+#: expands at once (``MAX_THREADS``, ``BATCH`` in its C).
+MAX_THREADS = 8
+BATCH = 1024
 
 #: The memory the compiled search's queue of states to expand takes before it spills into a file
 #: (with ``max_bytes``, a quarter of that when less).
@@ -800,13 +809,16 @@ def collision_bound(states: int, generated: int) -> float:
 
 def search(cfg: Config, props: Sequence[Property], s0: State, *, max_states: int, timeout: float,
            first_violation: bool, max_turn: int | None, symmetry: bool, turns: bool, keep_edges: bool = True,
-           max_bytes: int = 0, fingerprints: bool = False) -> Run:
+           max_bytes: int = 0, fingerprints: bool = False, threads: int = 1) -> Run:
     """Run the compiled search of ``cfg`` from ``s0`` (:class:`Unsupported` if it cannot run).
 
     ``max_bytes`` (0: none) bounds what the search holds; ``keep_edges`` keeps every edge
     (20 bytes each, for the explored graph), else only their count; ``fingerprints`` keeps a
     64-bit hash per visited state instead of its tree-compressed key (no exact proof: see
-    :attr:`Run.collision_bound`)."""
+    :attr:`Run.collision_bound`).  ``threads`` (1 to 8) expand each batch of states from the
+    queue together (the transitions, the state-based actions, the canonical keys, their packing
+    and hashing); the visited set is updated in the queue's order by one, so the result is the
+    same for any number of threads."""
     from array import array
 
     from mtgcheck.model.actions import catalogue
@@ -842,7 +854,7 @@ def search(cfg: Config, props: Sequence[Property], s0: State, *, max_states: int
     ptr = lib.search(start, min(max_states, 2**62), max(timeout, 0.0), int(first_violation),
                      -1 if max_turn is None else max_turn, int(symmetry), int(turns), witnessed, vstate, vvia, vdepth,
                      fired, int(keep_edges), max(int(max_bytes), 0), int(fingerprints), frontier,
-                     tempfile.gettempdir().encode())
+                     tempfile.gettempdir().encode(), max(1, min(int(threads), MAX_THREADS)))
     if not ptr:
         raise Unsupported("the native search ran out of memory")
     r = ptr.contents
@@ -880,6 +892,7 @@ def search(cfg: Config, props: Sequence[Property], s0: State, *, max_states: int
                    [witnessed[k] for k in ks], [None if vstate[k] < 0 else (vstate[k], vvia[k], vdepth[k]) for k in ks],
                    list(fired)[:n_trans], STOPS[r.stopped], r.distinct_edges, r.bytes, program_seconds,
                    generated=r.n_edges, nodes=r.nodes, frontier_peak=r.frontier_peak, spilled=r.spilled,
+                   batch_bytes=r.batch_bytes,
                    collision_bound=collision_bound(n, r.n_edges) if fingerprints else None)
     finally:
         lib.free_result(ptr)

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <pthread.h>
 
 static int is_plane_sourced(int kind) {
   for (int i = 0; i < NPLANE_SOURCED; i++) if (PLANE_SOURCED[i] == kind) return 1;
@@ -35,9 +36,9 @@ static int row_less(const int *s, int x, int y) {
 }
 
 static int renumber_oids(int *o) {
-  static int rank[MAXV];
-  static int seen[MAXV];
-  static int stamp = 0;
+  static _Thread_local int rank[MAXV];  /* per thread: the expansion runs on several */
+  static _Thread_local int seen[MAXV];
+  static _Thread_local int stamp = 0;
   stamp++;
   int fresh = o[FRESH], next = 1;
   if (fresh < 0 || fresh >= MAXV) return -1;
@@ -120,10 +121,11 @@ static u64 fingerprint(const u64 *w) {
 
 /* --- growable arrays, counted --------------------------------------------------------------- */
 
-/* realloc to cap elements of size sz, counting the bytes in *held (what --max-memory bounds). */
-static int grow(void **p, long *cap, long need, size_t sz, long *held) {
+/* realloc to cap elements of size sz (first of them at first), counting the bytes in *held (what
+   --max-memory bounds). */
+static int grow_from(void **p, long *cap, long need, size_t sz, long *held, long first) {
   if (need <= *cap) return 0;
-  long c = *cap ? *cap : 1024;
+  long c = *cap ? *cap : first;
   while (c < need) c *= 2;
   void *q = realloc(*p, (size_t)c * sz);
   if (!q) return 1;
@@ -131,6 +133,8 @@ static int grow(void **p, long *cap, long need, size_t sz, long *held) {
   *p = q; *cap = c;
   return 0;
 }
+
+static int grow(void **p, long *cap, long need, size_t sz, long *held) { return grow_from(p, cap, need, sz, held, 1024); }
 
 /* An open-addressing index of 32-bit entries (an item's number + 1; 0 empty), at most 7/10 full,
    doubled and refilled from the items' hashes (key(i)) when it would be fuller. */
@@ -321,12 +325,11 @@ static int fifo_pop(Fifo *q, u64 *w) {
   return 0;
 }
 
-/* --- the search ------------------------------------------------------------------------------ */
 
 typedef struct {
   u32 *parent; unsigned short *via; long *sources; long *targets; int *edge_via;
   long n_states, n_edges, complete, overflow, queue_head_depth, error, stopped, bad_entry, distinct_edges, bytes,
-    max_depth, nodes, frontier_peak, spilled;
+    max_depth, nodes, frontier_peak, spilled, batch_bytes;
 } Result;
 
 /* Why a search stopped (Result.stopped). */
@@ -343,6 +346,154 @@ typedef struct { u64 *ident; u32 *parent; unsigned short *via; long n, cap; Inde
 
 static u64 ident_key(void *ctx, long i) { return ((Visited *)ctx)->ident[i]; }
 
+/* --- expansion: the successors of a batch of states, by one thread or several ----------------
+
+   A state's successors depend on the state alone, so the states of a batch are expanded apart,
+   in chunks any thread may take, and the search then takes them in the queue's order, exactly as
+   it would expand them one at a time: the numbering, the parents, the witnesses and the traces do
+   not depend on the threads.  A thread does the costly part of a state's turn: the transitions
+   and the state-based actions, the canonical key packed (and with fingerprints hashed), the
+   successor packed, and the properties' outcomes.  The look-ups and additions to the visited set,
+   the queue and the counts stay in the search's thread, which meanwhile lets the other threads
+   expand the next batch (two batches in turn), and then helps them.  A successor is kept as those
+   results (some hundred bytes), not as its ints, so that a batch stays in the caches. */
+
+#define MAX_THREADS 8
+#define CHUNK 64
+#define NCHUNK 16
+#define BATCH (CHUNK * NCHUNK)
+#define NP (NS + NT + 1)
+
+/* One chunk's successors, in order: per successor its transition, its packed canonical key (kw,
+   the exact store's input) and identity (fingerprints), the successor packed (bw, what the queue
+   keeps), whether it overflowed, each property's outcome (pw: witnessed, pok: held), and what
+   failed: kerr keying it (2 an id or turn past MAXV, -1 - e: entry e outside its packed range),
+   berr packing the successor (-1 - e, or 0), raised only where the one-at-a-time search would. */
+typedef struct {
+  int *t, *kerr, *berr; unsigned char *over, *pw, *pok; u64 *kw, *bw, *id;
+  long n, cap, held;
+} Succs;
+
+/* A batch: its states, per state its successors' range in its chunk's list, and the chunks taken
+   and finished (under the pool's lock). */
+typedef struct {
+  u64 *aw; long n, aw_cap;              /* the states, packed as the queue keeps them */
+  long begin[BATCH], end[BATCH];
+  unsigned char skip[BATCH];            /* a state not expanded: the game is over, or past the turn bound */
+  Succs out[NCHUNK];
+  int next, finished, failed;
+} Slot;
+
+typedef struct {
+  Slot *slot;  /* the batch being expanded */
+  pthread_mutex_t mu; pthread_cond_t go, done;
+  long gen; int quit, threaded;
+  int symmetry, turns, fingerprints; long max_turn;
+} Pool;
+
+static int succs_grow(Succs *o, long need) {
+  long c[9];
+  for (int i = 0; i < 9; i++) c[i] = o->cap;
+  /* a chunk's successors: room for 64 at first, doubled as needed (a small search holds little) */
+#define GROW(ptr, k, size) grow_from((void **)&o->ptr, &c[k], need, (size), &o->held, 64)
+  if (GROW(t, 0, sizeof(int)) || GROW(kerr, 1, sizeof(int)) || GROW(berr, 2, sizeof(int)) || GROW(over, 3, 1)
+      || GROW(pw, 4, NP) || GROW(pok, 5, NP) || GROW(kw, 6, sizeof(u64) * W) || GROW(bw, 7, sizeof(u64) * W)
+      || GROW(id, 8, sizeof(u64))) return 1;
+#undef GROW
+  o->cap = c[0];
+  return 0;
+}
+
+static void succs_free(Succs *o) {
+  free(o->t); free(o->kerr); free(o->berr); free(o->over); free(o->pw); free(o->pok); free(o->kw); free(o->bw); free(o->id);
+}
+
+static long n_chunks(const Slot *x) { return (x->n + CHUNK - 1) / CHUNK; }
+
+/* The successors of chunk c of batch x; 0, or 1 when out of memory. */
+static int expand_chunk(const Pool *p, Slot *x, long c) {
+  Succs *o = &x->out[c];
+  int a[F], bt[F], k2[F];
+  long hi = (c + 1) * CHUNK < x->n ? (c + 1) * CHUNK : x->n;
+  o->n = 0;
+  for (long i = c * CHUNK; i < hi; i++) {
+    unpack(x->aw + i * W, a);
+    x->begin[i] = o->n;
+    x->skip[i] = a[GAME_OVER] || (p->max_turn >= 0 && a[TURN] > p->max_turn);
+    if (!x->skip[i]) {
+      for (int t = 0; t < T; t++) {
+        if (!STEP[t](a, bt)) continue;
+        if (succs_grow(o, o->n + 1)) return 1;
+        long m = o->n++, bad = -1;
+        o->t[m] = t; o->kerr[m] = 0; o->berr[m] = 0; o->id[m] = 0; o->over[m] = bt[OVERFLOW] != 0;
+        unsigned char *pw = o->pw + m * NP, *pok = o->pok + m * NP;
+        state_props(bt, pw, pok);
+        TRANS_PROPS[t](a, bt, pw + NS, pok + NS);
+        if (pack(bt, o->bw + m * W, &bad)) o->berr[m] = (int)(-1 - bad);
+        if (p->symmetry) { if (canon(bt, k2, p->turns)) { o->kerr[m] = 2; continue; } } else memcpy(k2, bt, sizeof k2);
+        if (pack(k2, o->kw + m * W, &bad)) { o->kerr[m] = (int)(-1 - bad); continue; }
+        if (p->fingerprints) o->id[m] = fingerprint(o->kw + m * W);
+      }
+    }
+    x->end[i] = o->n;
+  }
+  return 0;
+}
+
+static void pool_lock(Pool *p) { if (p->threaded) pthread_mutex_lock(&p->mu); }
+static void pool_unlock(Pool *p) { if (p->threaded) pthread_mutex_unlock(&p->mu); }
+
+/* Take the chunks of batch x no thread has taken yet, one at a time, until none is left. */
+static void take_chunks(Pool *p, Slot *x) {
+  for (;;) {
+    pool_lock(p);
+    long c = x->next < n_chunks(x) ? x->next++ : -1;
+    pool_unlock(p);
+    if (c < 0) return;
+    int failed = expand_chunk(p, x, c);
+    pool_lock(p);
+    if (failed) x->failed = 1;
+    if (++x->finished == n_chunks(x) && p->threaded) pthread_cond_broadcast(&p->done);
+    pool_unlock(p);
+  }
+}
+
+/* Batch x, whose states are in place, offered to every thread. */
+static void pool_offer(Pool *p, Slot *x, long n) {
+  pool_lock(p);
+  x->n = n; x->next = x->finished = x->failed = 0;
+  p->slot = x; p->gen++;
+  if (p->threaded) pthread_cond_broadcast(&p->go);
+  pool_unlock(p);
+}
+
+/* Help expand batch x until every chunk of it is finished; 1 if one ran out of memory. */
+static int pool_finish(Pool *p, Slot *x) {
+  take_chunks(p, x);
+  pool_lock(p);
+  while (x->finished < n_chunks(x)) pthread_cond_wait(&p->done, &p->mu);  /* only when threaded */
+  int failed = x->failed;
+  pool_unlock(p);
+  return failed;
+}
+
+static void *pool_thread(void *arg) {
+  Pool *p = (Pool *)arg;
+  long seen = 0;
+  for (;;) {
+    pthread_mutex_lock(&p->mu);
+    while (p->gen == seen && !p->quit) pthread_cond_wait(&p->go, &p->mu);
+    int quit = p->quit;
+    Slot *x = p->slot;
+    seen = p->gen;
+    pthread_mutex_unlock(&p->mu);
+    if (quit) return NULL;
+    take_chunks(p, x);
+  }
+}
+
+/* --- the search ------------------------------------------------------------------------------ */
+
 /* The search.  Per property (the state properties first, then the transition properties):
    witnessed[k] counts as graph.check counts; the first violation is the state viol_state[k]
    (state properties, viol_via[k] = -1) or the edge out of viol_state[k] by transition
@@ -354,19 +505,24 @@ static u64 ident_key(void *ctx, long i) { return ((Visited *)ctx)->ident[i]; }
 Result *search(const int *s0, long max_states, double timeout, int first_violation, long max_turn,
                int symmetry, int turns, long *witnessed, long *viol_state, long *viol_via, long *viol_depth,
                long *fired, int keep_edges, long max_bytes, int fingerprints, long frontier_bytes,
-               const char *spill_dir) {
+               const char *spill_dir, int threads) {
   Result *r = (Result *)calloc(1, sizeof(Result));
   Tree *tree = (Tree *)calloc(1, sizeof(Tree));
   Visited v = {0};
   Fifo q = {0};
   long held = (long)sizeof(Tree), ecap = 0, head = 0, min_viol = -1, depth = 0, level_end = 0;
-  int a[F], k2[F], b[F], err = 0;
-  u64 kw[W], aw[W], bw[W];
+  int k2[F], err = 0;
+  u64 kw[W], aw[W];
   long out[T > 0 ? T : 1];
-  int *succ_b = NULL, *succ_t = NULL, succ_cap = 0;  /* the successors of the state being expanded */
-  u64 *succ_id = NULL;
+  Slot *slots[2] = {NULL, NULL};       /* two batches: one taken in order while the next is expanded */
+  long counted = 0;                     /* the batches' bytes already in held */
+  Pool pool;
+  pthread_t pool_th[MAX_THREADS];
+  int n_started = 0, nt = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
   unsigned char w[NS + NT + 1], ok[NS + NT + 1], violated[NS + NT + 1];
   struct timespec t0, now;
+  memset(&pool, 0, sizeof pool);
+  pool.symmetry = symmetry; pool.turns = turns; pool.fingerprints = fingerprints; pool.max_turn = max_turn;
   if (!r) return NULL;
   r->bad_entry = -1;
   if (!tree) { r->error = 1; return r; }
@@ -382,10 +538,9 @@ Result *search(const int *s0, long max_states, double timeout, int first_violati
   }
   if (index_grow(&v.index, 0, ident_key, &v, &held)) { r->error = 1; goto done; }
 
-#define FOUND_STATE(j, d, s) do { \
-    state_props((s), w, ok); \
-    for (int k = 0; k < NS; k++) if (w[k] && !violated[k]) witnessed[k]++; \
-    for (int k = 0; k < NS; k++) if (!ok[k] && !violated[k]) { violated[k] = 1; viol_state[k] = (j); viol_via[k] = -1; \
+#define STATE_OUTCOMES(j, d, w, ok) do { \
+    for (int k = 0; k < NS; k++) if ((w)[k] && !violated[k]) witnessed[k]++; \
+    for (int k = 0; k < NS; k++) if (!(ok)[k] && !violated[k]) { violated[k] = 1; viol_state[k] = (j); viol_via[k] = -1; \
       viol_depth[k] = (d); if (min_viol < 0 || (d) < min_viol) min_viol = (d); } \
   } while (0)
 #define FAIL(code) do { r->error = (code); goto done; } while (0)
@@ -399,13 +554,20 @@ Result *search(const int *s0, long max_states, double timeout, int first_violati
   } while (0)
 
   int expanding = 0;  /* whether tree holds the tree of the state being expanded */
-  /* Room for 64 successors at first (grow's first size, 1024, would weigh on a small search's
-     --max-memory); it doubles when a state has more. */
-  succ_cap = 64;
-  succ_b = (int *)malloc(sizeof(int) * F * 64); succ_id = (u64 *)malloc(sizeof(u64) * 64);
-  succ_t = (int *)malloc(sizeof(int) * 64);
-  if (!succ_b || !succ_id || !succ_t) FAIL(1);
-  held += 64 * (long)(sizeof(int) * F + sizeof(u64) + sizeof(int));
+  for (int k = 0; k < 2; k++) {
+    if (!(slots[k] = (Slot *)calloc(1, sizeof(Slot)))) FAIL(1);
+    held += (long)sizeof(Slot);
+  }
+  /* The threads past the search's own, started once (none for one thread; fewer if they cannot
+     all start: the search's thread then expands what they would have). */
+  if (nt > 1 && pthread_mutex_init(&pool.mu, NULL) == 0) {
+    pthread_cond_init(&pool.go, NULL); pthread_cond_init(&pool.done, NULL);
+    pool.threaded = 1;
+    for (int j = 1; j < nt; j++) {
+      if (pthread_create(&pool_th[j], NULL, pool_thread, &pool) != 0) break;
+      n_started++;
+    }
+  }
   u64 id0;
   IDENTIFY(s0, &id0);
   if (grow((void **)&v.ident, &v.cap, 1, sizeof(u64), &held)) FAIL(1);
@@ -419,101 +581,141 @@ Result *search(const int *s0, long max_states, double timeout, int first_violati
   if (pack(s0, aw, &r->bad_entry)) FAIL(3);
   { int e0 = fifo_push(&q, aw, spill_dir, &held); if (e0) FAIL(e0); }
   if (s0[OVERFLOW]) r->overflow = 1;
-  FOUND_STATE(0, 0, s0);
+  state_props(s0, w, ok);
+  STATE_OUTCOMES(0, 0, w, ok);
   r->complete = 1;
-  while (head < r->n_states) {
-    if (r->n_states >= max_states) { r->complete = 0; r->stopped = STOP_STATES; break; }
-    if ((head & 255) == 0) {
-      clock_gettime(CLOCK_MONOTONIC, &now);
-      if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) > timeout) {
-        r->complete = 0; r->stopped = STOP_TIME; break;
-      }
+  /* Batches of the queue's states: while one is taken in order (below), the next, popped from
+     the queue first, is expanded by the other threads; the search's thread then helps finish it.
+     The queue's order is kept: a batch is the states that follow the one before it. */
+  Slot *cur = slots[0], *nxt = slots[1];
+  {
+    long nb = q.size < BATCH ? q.size : BATCH;
+    if (grow((void **)&cur->aw, &cur->aw_cap, nb * W, sizeof(u64), &held)) FAIL(1);
+    for (long k = 0; k < nb; k++) { int e = fifo_pop(&q, cur->aw + k * W); if (e) FAIL(e == 1 ? 6 : e); }
+    pool_offer(&pool, cur, nb);
+    if (pool_finish(&pool, cur)) FAIL(1);
+  }
+  while (cur->n > 0) {
+    long nb = q.size < BATCH ? q.size : BATCH, cur_n = cur->n;
+    if (grow((void **)&nxt->aw, &nxt->aw_cap, nb * W, sizeof(u64), &held)) FAIL(1);
+    for (long k = 0; k < nb; k++) { int e = fifo_pop(&q, nxt->aw + k * W); if (e) FAIL(e == 1 ? 6 : e); }
+    pool_offer(&pool, nxt, nb);  /* (every state queued before this batch is taken, or the fixpoint is near) */
+    {
+      long c = 0;
+      for (int k = 0; k < 2; k++) for (int ch = 0; ch < NCHUNK; ch++) c += slots[k]->out[ch].held;
+      held += c - counted; counted = c;
     }
-    if (max_bytes > 0 && held > max_bytes) { r->complete = 0; r->stopped = STOP_MEMORY; break; }
-    if (head > level_end) { depth++; level_end = r->n_states - 1; }
-    if (first_violation && min_viol >= 0 && depth >= min_viol) { r->complete = 0; r->stopped = STOP_VIOLATION; break; }
-    long i = head++;
-    int e = fifo_pop(&q, aw);
-    if (e) FAIL(e == 1 ? 6 : e);
-    unpack(aw, a);
-    if (a[GAME_OVER] || (max_turn >= 0 && a[TURN] > max_turn)) continue;
-    if (!fingerprints) { tree_read(tree, v.ident[i]); expanding = 1; }
-    /* Two passes over the successors.  The first steps every transition and identifies each
-       successor, asking for its visited-set slot at once; the second looks them up and adds the
-       new ones, in transition order (so the numbering and the traces are the one-pass search's).
-       The look-ups' cache misses then overlap instead of waiting one after another. */
-    int n_out = 0, n_succ = 0;
-    for (int t = 0; t < T; t++) {
-      if (n_succ == succ_cap) {
-        long c = succ_cap, c2 = succ_cap, c3 = succ_cap;
-        if (grow((void **)&succ_b, &c, n_succ + 1, sizeof(int) * F, &held)
-            || grow((void **)&succ_id, &c2, n_succ + 1, sizeof(u64), &held)
-            || grow((void **)&succ_t, &c3, n_succ + 1, sizeof(int), &held)) FAIL(1);
-        succ_cap = (int)c;
+    int stop = 0;
+    for (long k = 0; k < cur_n && !stop; k++) {
+      if (r->n_states >= max_states) { r->complete = 0; r->stopped = STOP_STATES; stop = 1; break; }
+      if ((head & 255) == 0) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) > timeout) {
+          r->complete = 0; r->stopped = STOP_TIME; stop = 1; break;
+        }
       }
-      int *bt = succ_b + (long)n_succ * F;
-      if (!STEP[t](a, bt)) continue;
-      IDENTIFY(bt, &succ_id[n_succ]);
+      if (max_bytes > 0 && held > max_bytes) { r->complete = 0; r->stopped = STOP_MEMORY; stop = 1; break; }
+      if (head > level_end) { depth++; level_end = r->n_states - 1; }
+      if (first_violation && min_viol >= 0 && depth >= min_viol) { r->complete = 0; r->stopped = STOP_VIOLATION; stop = 1; break; }
+      long i = head++;
+      if (cur->skip[k]) continue;
+      Succs *o = &cur->out[k / CHUNK];
+      long lo = cur->begin[k], hi = cur->end[k];
+      if (!fingerprints) { tree_read(tree, v.ident[i]); expanding = 1; }
+      /* Two passes over the successors.  The first identifies each (exact store: its tree, from
+         the key the expansion packed) and asks for its visited-set slot at once; the second looks
+         them up and adds the new ones, in transition order (so the numbering and the traces are
+         the one-pass search's).  The look-ups' cache misses then overlap. */
+      for (long m = lo; m < hi; m++) {
+        if (o->kerr[m]) { if (o->kerr[m] < 0) r->bad_entry = -1 - o->kerr[m]; FAIL(o->kerr[m] < 0 ? 3 : o->kerr[m]); }
+        if (!fingerprints) { o->id[m] = tree_ident(tree, o->kw + m * W, expanding, &held, &err); if (err) FAIL(1); }
 #ifdef __GNUC__
-      __builtin_prefetch(&v.index.slot[(long)(mix(succ_id[n_succ]) & (u64)(v.index.cap - 1))]);
+        __builtin_prefetch(&v.index.slot[(long)(mix(o->id[m]) & (u64)(v.index.cap - 1))]);
 #endif
-      succ_t[n_succ++] = t;
+      }
+      int n_out = 0;
+      for (long m = lo; m < hi; m++) {
+        int t = o->t[m], e;
+        u64 id = o->id[m];
+        const unsigned char *pw = o->pw + m * NP, *pok = o->pok + m * NP;
+        fired[t]++;
+        long mask = v.index.cap - 1, slot = (long)(mix(id) & (u64)mask), j = -1;
+        for (u32 x; (x = v.index.slot[slot]); slot = (slot + 1) & mask)
+          if (v.ident[x - 1] == id) { j = x - 1; break; }
+        int is_new = j < 0;
+        if (is_new) {
+          j = v.n;
+          if (j >= 0xfffffffeL) FAIL(4);
+          long pc = v.cap, vc = v.cap;
+          if (grow((void **)&v.ident, &v.cap, j + 1, sizeof(u64), &held)
+              || grow((void **)&v.parent, &pc, j + 1, sizeof(u32), &held)
+              || grow((void **)&v.via, &vc, j + 1, sizeof(short), &held)) FAIL(1);
+          v.ident[j] = id; v.parent[j] = (u32)i; v.via[j] = (unsigned short)t;
+          v.index.slot[slot] = (u32)(j + 1);
+          v.n = r->n_states = j + 1;
+          if (index_grow(&v.index, v.n, ident_key, &v, &held)) FAIL(1);
+          if (o->berr[m]) { r->bad_entry = -1 - o->berr[m]; FAIL(3); }
+          if ((e = fifo_push(&q, o->bw + m * W, spill_dir, &held))) FAIL(e);
+          if (o->over[m]) r->overflow = 1;
+          if (depth + 1 > r->max_depth) r->max_depth = depth + 1;
+        }
+        int seen = 0;
+        for (int k3 = 0; k3 < n_out; k3++) if (out[k3] == j) { seen = 1; break; }
+        if (!seen) { out[n_out++] = j; r->distinct_edges++; }
+        if (keep_edges) {
+          long c1 = ecap, c2 = ecap, c3 = ecap;
+          if (grow((void **)&r->sources, &c1, r->n_edges + 1, sizeof(long), &held)
+              || grow((void **)&r->targets, &c2, r->n_edges + 1, sizeof(long), &held)
+              || grow((void **)&r->edge_via, &c3, r->n_edges + 1, sizeof(int), &held)) FAIL(1);
+          ecap = c1;
+          r->sources[r->n_edges] = i; r->targets[r->n_edges] = j; r->edge_via[r->n_edges] = t;
+        }
+        r->n_edges++;
+        for (int k2i = NS; k2i < NS + NT; k2i++) {
+          if (violated[k2i]) continue;
+          if (pw[k2i]) witnessed[k2i]++;
+          if (!pok[k2i]) { violated[k2i] = 1; viol_state[k2i] = i; viol_via[k2i] = t; viol_depth[k2i] = depth + 1;
+            if (min_viol < 0 || depth + 1 < min_viol) min_viol = depth + 1; }
+        }
+        if (is_new) STATE_OUTCOMES(j, depth + 1, pw, pok);
+      }
     }
-    for (int m = 0; m < n_succ; m++) {
-      int t = succ_t[m];
-      u64 id = succ_id[m];
-      memcpy(b, succ_b + (long)m * F, sizeof b);
-      fired[t]++;
-      long mask = v.index.cap - 1, slot = (long)(mix(id) & (u64)mask), j = -1;
-      for (u32 x; (x = v.index.slot[slot]); slot = (slot + 1) & mask)
-        if (v.ident[x - 1] == id) { j = x - 1; break; }
-      int is_new = j < 0;
-      if (is_new) {
-        j = v.n;
-        if (j >= 0xfffffffeL) FAIL(4);
-        long pc = v.cap, vc = v.cap;
-        if (grow((void **)&v.ident, &v.cap, j + 1, sizeof(u64), &held)
-            || grow((void **)&v.parent, &pc, j + 1, sizeof(u32), &held)
-            || grow((void **)&v.via, &vc, j + 1, sizeof(short), &held)) FAIL(1);
-        v.ident[j] = id; v.parent[j] = (u32)i; v.via[j] = (unsigned short)t;
-        v.index.slot[slot] = (u32)(j + 1);
-        v.n = r->n_states = j + 1;
-        if (index_grow(&v.index, v.n, ident_key, &v, &held)) FAIL(1);
-        if (pack(b, bw, &r->bad_entry)) FAIL(3);
-        if ((e = fifo_push(&q, bw, spill_dir, &held))) FAIL(e);
-        if (b[OVERFLOW]) r->overflow = 1;
-        if (depth + 1 > r->max_depth) r->max_depth = depth + 1;
-      }
-      int seen = 0;
-      for (int k = 0; k < n_out; k++) if (out[k] == j) { seen = 1; break; }
-      if (!seen) { out[n_out++] = j; r->distinct_edges++; }
-      if (keep_edges) {
-        long c1 = ecap, c2 = ecap, c3 = ecap;
-        if (grow((void **)&r->sources, &c1, r->n_edges + 1, sizeof(long), &held)
-            || grow((void **)&r->targets, &c2, r->n_edges + 1, sizeof(long), &held)
-            || grow((void **)&r->edge_via, &c3, r->n_edges + 1, sizeof(int), &held)) FAIL(1);
-        ecap = c1;
-        r->sources[r->n_edges] = i; r->targets[r->n_edges] = j; r->edge_via[r->n_edges] = t;
-      }
-      r->n_edges++;
-      TRANS_PROPS[t](a, b, w + NS, ok + NS);
-      for (int k = NS; k < NS + NT; k++) {
-        if (violated[k]) continue;
-        if (w[k]) witnessed[k]++;
-        if (!ok[k]) { violated[k] = 1; viol_state[k] = i; viol_via[k] = t; viol_depth[k] = depth + 1;
-          if (min_viol < 0 || depth + 1 < min_viol) min_viol = depth + 1; }
-      }
-      if (is_new) FOUND_STATE(j, depth + 1, b);
+    if (stop) break;
+    if (pool_finish(&pool, nxt)) FAIL(1);
+    if (nxt->n == 0 && q.size > 0) {  /* the queue was empty when it was popped: the states just added */
+      nb = q.size < BATCH ? q.size : BATCH;
+      if (grow((void **)&nxt->aw, &nxt->aw_cap, nb * W, sizeof(u64), &held)) FAIL(1);
+      for (long k = 0; k < nb; k++) { int e = fifo_pop(&q, nxt->aw + k * W); if (e) FAIL(e == 1 ? 6 : e); }
+      pool_offer(&pool, nxt, nb);
+      if (pool_finish(&pool, nxt)) FAIL(1);
     }
+    Slot *swap = cur; cur = nxt; nxt = swap;
   }
 done:
   if (head < r->n_states && head > level_end) depth++;  /* the state at the head opens a level */
   r->queue_head_depth = head < r->n_states ? depth : r->max_depth;
-  r->bytes = held;
   r->nodes = tree ? tree->n_nodes : 0;
   r->frontier_peak = q.peak; r->spilled = q.spilled;
   r->parent = v.parent; r->via = v.via;
-  free(v.ident); free(v.index.slot); free(succ_b); free(succ_id); free(succ_t);
+  free(v.ident); free(v.index.slot);
+  if (pool.threaded) {  /* the threads leave once their chunk is done: nothing of a batch is freed before */
+    pthread_mutex_lock(&pool.mu);
+    pool.quit = 1;
+    pthread_cond_broadcast(&pool.go);
+    pthread_mutex_unlock(&pool.mu);
+    for (int j = 1; j <= n_started; j++) pthread_join(pool_th[j], NULL);
+    pthread_cond_destroy(&pool.go); pthread_cond_destroy(&pool.done); pthread_mutex_destroy(&pool.mu);
+  }
+  for (int k = 0; k < 2; k++) if (slots[k]) {  /* the batches: working memory, not the store's */
+    r->batch_bytes += (long)sizeof(Slot) + slots[k]->aw_cap * (long)sizeof(u64);
+    for (int ch = 0; ch < NCHUNK; ch++) { r->batch_bytes += slots[k]->out[ch].held; held += slots[k]->out[ch].held; }
+  }
+  held -= counted;  /* the chunks' bytes counted before, now counted whole */
+  r->bytes = held;
+  for (int k = 0; k < 2; k++) if (slots[k]) {
+    for (int ch = 0; ch < NCHUNK; ch++) succs_free(&slots[k]->out[ch]);
+    free(slots[k]->aw); free(slots[k]);
+  }
   if (tree) { free(tree->node); free(tree->nodes.slot); free(tree); }
   free(q.ring); free(q.wbuf); free(q.rbuf);
   if (q.fd >= 0) close(q.fd);

@@ -237,7 +237,8 @@ class GraphChecker(BaseChecker):
                                   backend=_bounded_backend(budget.graph_backend, budget.exhaustive),
                                   max_states=None if budget.exhaustive else 300_000,
                                   keep_edges=bool(budget.export_dir),
-                                  max_bytes=(budget.max_memory or 0) * 2**20, fingerprints=budget.fingerprints)
+                                  max_bytes=(budget.max_memory or 0) * 2**20, fingerprints=budget.fingerprints,
+                                  threads=budget.search_threads)
         else:
             out, ex = graph.check_to_the_end(conf, props, timeout=budget.timeout, variant=rules.variant,
                                              disabled=rules.disabled, backend=budget.graph_backend)
