@@ -44,6 +44,7 @@ class Options:
     #: Graph checker, compiled search: threads that expand the states of one search (the
     #: transitions, keys and properties of a batch of states at once); the visited set is
     #: updated by one, in the queue's order, so the verdicts and figures are the same for any.
+    #: 0: the cores the run's jobs leave idle (``check_run.search_threads``).
     search_threads: int = 1
     rlimit: int | None = None  # Z3: resource limit of one induction query (None: the checker's default)
     hypothesis_slots: int = 1  # seed slots per configuration (--shards; mtgcheck.check_run's docstring)

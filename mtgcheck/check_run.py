@@ -189,6 +189,17 @@ def submission_order(units: Sequence[Unit], expected: Mapping[tuple[str, str], f
     return sorted(range(len(units)), key=lambda i: -expected.get((units[i].checker, units[i].conf.name), float("inf")))
 
 
+def search_threads(asked: int, jobs: int, units: int, cores: int | None, on_cluster: bool) -> int:
+    """Threads for each compiled graph search: ``asked``, or for 0 the cores that the units
+    running at once leave idle (one search of a user's position on two cores gets both; the
+    built-ins' many units one each).  On a cluster, one: its workers' cores are its own."""
+    if asked > 0:
+        return asked
+    if on_cluster:
+        return 1
+    return max(1, (cores or 1) // max(1, min(max(jobs, 1), units)))
+
+
 def run_check(checkers: Sequence[str], prop_ids: Sequence[str], configs: Sequence[CheckConfig], opts: Options,
               jobs: int = 2, on_done: Callable[[str, str], None] | None = None,
               executor: Executor | None = None,
@@ -197,7 +208,11 @@ def run_check(checkers: Sequence[str], prop_ids: Sequence[str], configs: Sequenc
     given; on workers, longest expected first: :func:`submission_order`), then merge the
     shards.  Results are put back in plan order, so the verdicts do not depend on which
     worker finished first."""
+    import os
+
     units = plan(checkers, prop_ids, configs, opts)
+    opts = replace(opts, search_threads=search_threads(opts.search_threads, jobs if executor is None else 1, len(units),
+                                                       os.cpu_count(), executor is not None))
     results: list[list[Verdict]] = [[] for _ in units]
     if jobs <= 1 and executor is None:
         for i, u in enumerate(units):

@@ -152,10 +152,11 @@ def _interactive() -> bool:
 @click.option("--fingerprints", is_flag=True, help="Graph search with --exhaustive, compiled: keep a 64-bit fingerprint per visited "
               "state instead of the state itself (less memory). No exact proof: a search to its fixpoint says "
               "'holds', with a bound on the probability that two states shared a fingerprint.")
-@click.option("--search-threads", type=click.IntRange(1, 8), default=1, show_default=True,
+@click.option("--search-threads", type=click.IntRange(0, 8), default=0, show_default=True,
               help="Graph search, compiled: threads that expand the states of one search (its transitions, "
               "keys and properties); the visited set is updated in one thread, in order, so the verdicts, "
-              "counts and traces are the same for any number. Use the cores --jobs leaves idle.")
+              "counts and traces are the same for any number. 0: the cores the jobs running at once leave "
+              "idle (one position's search on two cores: 2).")
 @click.option("--graph-backend", type=click.Choice(list(GRAPH_BACKENDS)), default="auto", show_default=True,
               help="Graph search: the interpreter (python), the same relation compiled to C (native; needs a C "
               "compiler, CC), or auto: compiled for a long search to the fixpoint (its program cached, or the "

@@ -93,6 +93,26 @@ def test_a_registered_checker_runs_in_the_plan_and_combines(fake: type[Fake]) ->
     assert (cell.checker, cell.status, cell.cell()) == ("fake", PROVED, "proved (k=1)")  # it proves
 
 
+def test_search_threads_default_to_the_cores_the_running_units_leave(fake: type[Fake],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """--search-threads 0 (the CLI's default): one unit on two cores gets both, as many units
+    as jobs one each, a cluster one; a number asked is kept.  The checker sees it in its
+    options (what the compiled graph search is handed)."""
+    assert cr.search_threads(0, jobs=2, units=1, cores=2, on_cluster=False) == 2
+    assert cr.search_threads(0, jobs=2, units=30, cores=2, on_cluster=False) == 1
+    assert cr.search_threads(0, jobs=1, units=30, cores=8, on_cluster=False) == 8
+    assert cr.search_threads(0, jobs=2, units=1, cores=None, on_cluster=False) == 1
+    assert cr.search_threads(0, jobs=2, units=1, cores=2, on_cluster=True) == 1
+    assert cr.search_threads(3, jobs=2, units=30, cores=2, on_cluster=False) == 3
+    seen: list[int] = []
+    monkeypatch.setattr(Fake, "check", lambda self, conf, props, rules, budget, slots=():
+                        seen.append(budget.search_threads) or [])
+    monkeypatch.setattr("os.cpu_count", lambda: 4)
+    cr.run_check(["fake"], [PID], [COSTS], cr.Options(search_threads=0), jobs=1)
+    cr.run_check(["fake"], [PID], [COSTS], cr.Options(search_threads=2), jobs=1)
+    assert seen == [4, 2]
+
+
 def test_a_registered_checker_is_a_cli_choice_and_in_the_junit_xml(fake: type[Fake], tmp_path: Path) -> None:
     runner = CliRunner()
     assert "fake" in runner.invoke(main, ["check", "--help"]).output
