@@ -44,7 +44,8 @@ class Options:
     #: Graph checker, compiled search: threads that expand the states of one search (the
     #: transitions, keys and properties of a batch of states at once); the visited set is
     #: updated by one, in the queue's order, so the verdicts and figures are the same for any.
-    #: 0: the cores the run's jobs leave idle (``check_run.search_threads``).
+    #: 0: the cores the run's jobs leave idle (``check_run.search_threads``); at most
+    #: :data:`MAX_SEARCH_THREADS`.
     search_threads: int = 1
     rlimit: int | None = None  # Z3: resource limit of one induction query (None: the checker's default)
     hypothesis_slots: int = 1  # seed slots per configuration (--shards; mtgcheck.check_run's docstring)
@@ -55,6 +56,11 @@ class Options:
     #: Z3: configuration name -> those of the hints whose chunk of the closure an earlier run
     #: had to split (the manifest's ``split``): their chunks are split at once.
     split_hints: dict[str, tuple[str, ...]] | None = None
+
+
+#: The most threads one compiled graph search expands states with (the compiled program is
+#: printed with it: ``checkers/native.py``).
+MAX_SEARCH_THREADS = 8
 
 
 #: Which reading runs the graph search (``Options.graph_backend``; mtgcheck.checkers.graph's

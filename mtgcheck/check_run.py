@@ -35,7 +35,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
-from mtgcheck.budget import SEED_STRIDE, Options, slot_examples, slot_seed
+from mtgcheck.budget import MAX_SEARCH_THREADS, SEED_STRIDE, Options, slot_examples, slot_seed
 from mtgcheck.checkers import registry
 from mtgcheck.checkers.result import EVERY_REACHABLE_STATE, HOLDS, PROVED, UNKNOWN, VACUOUS, VIOLATED, Verdict
 from mtgcheck.configs import BUILTIN, CheckConfig
@@ -192,12 +192,13 @@ def submission_order(units: Sequence[Unit], expected: Mapping[tuple[str, str], f
 def search_threads(asked: int, jobs: int, units: int, cores: int | None, on_cluster: bool) -> int:
     """Threads for each compiled graph search: ``asked``, or for 0 the cores that the units
     running at once leave idle (one search of a user's position on two cores gets both; the
-    built-ins' many units one each).  On a cluster, one: its workers' cores are its own."""
+    built-ins' many units one each), at most :data:`~mtgcheck.budget.MAX_SEARCH_THREADS`.  On
+    a cluster, one: its workers' cores are its own."""
     if asked > 0:
         return asked
     if on_cluster:
         return 1
-    return max(1, (cores or 1) // max(1, min(max(jobs, 1), units)))
+    return min(MAX_SEARCH_THREADS, max(1, (cores or 1) // max(1, min(max(jobs, 1), units))))
 
 
 def run_check(checkers: Sequence[str], prop_ids: Sequence[str], configs: Sequence[CheckConfig], opts: Options,

@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator
 import click
 
 from mtgcheck import __version__
-from mtgcheck.budget import GRAPH_BACKENDS
+from mtgcheck.budget import GRAPH_BACKENDS, MAX_SEARCH_THREADS
 from mtgcheck.checkers import registry
 from mtgcheck.errors import MtgcheckError, OutputError
 
@@ -152,7 +152,7 @@ def _interactive() -> bool:
 @click.option("--fingerprints", is_flag=True, help="Graph search with --exhaustive, compiled: keep a 64-bit fingerprint per visited "
               "state instead of the state itself (less memory). No exact proof: a search to its fixpoint says "
               "'holds', with a bound on the probability that two states shared a fingerprint.")
-@click.option("--search-threads", type=click.IntRange(0, 8), default=0, show_default=True,
+@click.option("--search-threads", type=click.IntRange(0, MAX_SEARCH_THREADS), default=0, show_default=True,
               help="Graph search, compiled: threads that expand the states of one search (its transitions, "
               "keys and properties); the visited set is updated in one thread, in order, so the verdicts, "
               "counts and traces are the same for any number. 0: the cores the jobs running at once leave "

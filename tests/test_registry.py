@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from mtgcheck import check_run as cr
+from mtgcheck.budget import MAX_SEARCH_THREADS
 from mtgcheck.checkers import registry
 from mtgcheck.checkers.registry import BaseChecker
 from mtgcheck.checkers.result import PROVED, VIOLATED, Verdict
@@ -104,6 +105,7 @@ def test_search_threads_default_to_the_cores_the_running_units_leave(fake: type[
     assert cr.search_threads(0, jobs=2, units=1, cores=None, on_cluster=False) == 1
     assert cr.search_threads(0, jobs=2, units=1, cores=2, on_cluster=True) == 1
     assert cr.search_threads(3, jobs=2, units=30, cores=2, on_cluster=False) == 3
+    assert cr.search_threads(0, jobs=1, units=1, cores=64, on_cluster=False) == MAX_SEARCH_THREADS < 64
     seen: list[int] = []
     monkeypatch.setattr(Fake, "check", lambda self, conf, props, rules, budget, slots=():
                         seen.append(budget.search_threads) or [])

@@ -48,6 +48,7 @@ from typing import Any, Sequence
 
 import z3
 
+from mtgcheck.budget import MAX_SEARCH_THREADS
 from mtgcheck.cache import cache_root
 from mtgcheck.model.config import Config
 from mtgcheck.model.logic import symbolic
@@ -311,6 +312,7 @@ def source(cfg: Config, props: Sequence[Property]) -> str:
         f"#define GAME_OVER {lay.offsets['game_over']}", f"#define TURN {lay.offsets['turn']}",
         f"#define OVERFLOW {lay.offsets['overflow']}",
         *_packing_code(cfg),
+        f"#define MAX_THREADS {MAX_SEARCH_THREADS}", f"#define CHUNK {CHUNK}", f"#define NCHUNK {NCHUNK}",
         search_source(),
     ]
     return "\n".join(out) + "\n"
@@ -782,7 +784,7 @@ class Run:
     nodes: int = 0  # nodes of the tree-compressed store (0 with fingerprints)
     frontier_peak: int = 0  # the most states queued at once
     spilled: int = 0  # states the queue put in its file (past its memory budget)
-    #: Of ``held_bytes``, the batches being expanded (at most two of :data:`BATCH` states and
+    #: Of ``held_bytes``, the batches being expanded (at most two of ``CHUNK * NCHUNK`` states and
     #: their successors): working memory of a fixed bound, not the store's per state.
     batch_bytes: int = 0
     #: With fingerprints, a bound on the probability that two distinct states shared one (and
@@ -790,10 +792,9 @@ class Run:
     collision_bound: float | None = None
 
 
-#: The most threads the compiled search expands states with, and the states of a batch it
-#: expands at once (``MAX_THREADS``, ``BATCH`` in its C).
-MAX_THREADS = 8
-BATCH = 1024
+#: A batch of states the compiled search expands at once: NCHUNK chunks of CHUNK states, any
+#: thread taking a chunk; printed into its C, with ``MAX_THREADS`` (``budget.MAX_SEARCH_THREADS``).
+CHUNK, NCHUNK = 64, 16
 
 #: The memory the compiled search's queue of states to expand takes before it spills into a file
 #: (with ``max_bytes``, a quarter of that when less).
@@ -815,7 +816,7 @@ def search(cfg: Config, props: Sequence[Property], s0: State, *, max_states: int
     ``max_bytes`` (0: none) bounds what the search holds; ``keep_edges`` keeps every edge
     (20 bytes each, for the explored graph), else only their count; ``fingerprints`` keeps a
     64-bit hash per visited state instead of its tree-compressed key (no exact proof: see
-    :attr:`Run.collision_bound`).  ``threads`` (1 to 8) expand each batch of states from the
+    :attr:`Run.collision_bound`).  ``threads`` (1 to :data:`~mtgcheck.budget.MAX_SEARCH_THREADS`) expand each batch of states from the
     queue together (the transitions, the state-based actions, the canonical keys, their packing
     and hashing); the visited set is updated in the queue's order by one, so the result is the
     same for any number of threads."""
@@ -854,7 +855,7 @@ def search(cfg: Config, props: Sequence[Property], s0: State, *, max_states: int
     ptr = lib.search(start, min(max_states, 2**62), max(timeout, 0.0), int(first_violation),
                      -1 if max_turn is None else max_turn, int(symmetry), int(turns), witnessed, vstate, vvia, vdepth,
                      fired, int(keep_edges), max(int(max_bytes), 0), int(fingerprints), frontier,
-                     tempfile.gettempdir().encode(), max(1, min(int(threads), MAX_THREADS)))
+                     tempfile.gettempdir().encode(), max(1, min(int(threads), MAX_SEARCH_THREADS)))
     if not ptr:
         raise Unsupported("the native search ran out of memory")
     r = ptr.contents

@@ -358,9 +358,7 @@ static u64 ident_key(void *ctx, long i) { return ((Visited *)ctx)->ident[i]; }
    expand the next batch (two batches in turn), and then helps them.  A successor is kept as those
    results (some hundred bytes), not as its ints, so that a batch stays in the caches. */
 
-#define MAX_THREADS 8
-#define CHUNK 64
-#define NCHUNK 16
+/* MAX_THREADS, CHUNK and NCHUNK are printed before this text (checkers/native.py). */
 #define BATCH (CHUNK * NCHUNK)
 #define NP (NS + NT + 1)
 
@@ -597,14 +595,14 @@ Result *search(const int *s0, long max_states, double timeout, int first_violati
   }
   while (cur->n > 0) {
     long nb = q.size < BATCH ? q.size : BATCH, cur_n = cur->n;
-    if (grow((void **)&nxt->aw, &nxt->aw_cap, nb * W, sizeof(u64), &held)) FAIL(1);
-    for (long k = 0; k < nb; k++) { int e = fifo_pop(&q, nxt->aw + k * W); if (e) FAIL(e == 1 ? 6 : e); }
-    pool_offer(&pool, nxt, nb);  /* (every state queued before this batch is taken, or the fixpoint is near) */
-    {
+    {  /* the batches' bytes, read while no thread is expanding */
       long c = 0;
       for (int k = 0; k < 2; k++) for (int ch = 0; ch < NCHUNK; ch++) c += slots[k]->out[ch].held;
       held += c - counted; counted = c;
     }
+    if (grow((void **)&nxt->aw, &nxt->aw_cap, nb * W, sizeof(u64), &held)) FAIL(1);
+    for (long k = 0; k < nb; k++) { int e = fifo_pop(&q, nxt->aw + k * W); if (e) FAIL(e == 1 ? 6 : e); }
+    pool_offer(&pool, nxt, nb);  /* (every state queued before this batch is taken, or the fixpoint is near) */
     int stop = 0;
     for (long k = 0; k < cur_n && !stop; k++) {
       if (r->n_states >= max_states) { r->complete = 0; r->stopped = STOP_STATES; stop = 1; break; }
