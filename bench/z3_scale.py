@@ -64,7 +64,12 @@ def per_query(v: Any) -> list[tuple[str, float, float]]:
 
 def owner(what: str, ids: set[str]) -> str:
     """The property a query is about (its step case, whole or one transition of a split), or
-    ``closure`` for the invariants' consecution and initiation queries."""
+    ``closure`` for the invariants' consecution and initiation queries, ``renumbering`` for
+    the facts of the renumbering lemma (``z3bmc/renumbering.py``), shared by the properties
+    it proves (each one's own query from the lemma is its)."""
+    if what.startswith("renumbering: "):
+        first = what[len("renumbering: "):].split(" ")[0]
+        return first if first in ids else "renumbering"
     m = re.match(r"^k=\d+ (?P<ids>[^ \[]+)", what)
     if m:
         first = m["ids"].split("+")[0]
@@ -263,8 +268,9 @@ def tables(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
             m, s = r["cost"].get(pid, [0.0, 0.0])
             row.append(f"{m:.1f}M / {s:.1f} s ({r['status'].get(pid, '-')})")
         detail.append(row)
-    detail.append(["closure", *(f"{r['cost'].get('closure', [0.0, 0.0])[0]:.1f}M / "
-                                f"{r['cost'].get('closure', [0.0, 0.0])[1]:.1f} s" for r in results)])
+    for shared in ("renumbering", "closure"):
+        detail.append([shared, *(f"{r['cost'].get(shared, [0.0, 0.0])[0]:.1f}M / "
+                                 f"{r['cost'].get(shared, [0.0, 0.0])[1]:.1f} s" for r in results)])
     dheader = ["property", *(f"{r['name']} ({r['slots']})" for r in results)]
     print()
     print("\t".join(dheader))
@@ -281,7 +287,8 @@ def tables(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
                            "`per added slot`: the growth from the rung above with as many players.")
         write_section("Z3 proof cost per property on the scale ladder", dheader, detail, script=cmd,
                       note="Per property, the rlimit and seconds of its own step-case queries (whole or split by "
-                           "transition) and its verdict; `closure` is the invariants' consecution, shared by all.")
+                           "transition) and its verdict; `renumbering` is the facts of the renumbering lemma "
+                           "(`stack-ordered`'s proof), `closure` the invariants' consecution, shared by all.")
 
 
 if __name__ == "__main__":

@@ -12,13 +12,27 @@ from .logic import And, If, Not, Or
 from .state import BATTLEFIELD, GRAVEYARD, P_NONE, State, branch
 from .legend import ask_legend_choice
 from .vocabulary import Cond
-from .zones import move
+from .zones import compact, move
 
 
 def settle(cfg: Config, s: State) -> State:
     """After every action: drop a pending choice no answer can satisfy any more, apply the
-    state-based actions the pool needs (unless a resolving spell waits for a choice), then end
-    the game if one player is left."""
+    state-based actions the pool needs (unless a resolving spell waits for a choice), end
+    the game if one player is left, and number the stack and the libraries afresh."""
+    return settle_parts(cfg, s)[1]
+
+
+def settle_parts(cfg: Config, s: State) -> tuple[State, State]:
+    """:func:`settle` in two parts: the state after the rules, and that state renumbered.
+
+    Why the renumbering at the end of every step, when every move already renumbers: the
+    state after a step is then, syntactically, the output of ``compact``, whatever the
+    action did.  CR 405.2's order of the stack (``stack-ordered``) then follows from one
+    lemma about ``compact`` (its ranks are 0..size-1, each once, for *any* input), proved
+    once for a configuration (``mtgcheck/checkers/z3bmc/renumbering.py``), where k-induction
+    split the step case by transition at a cost that grew with the slots.  On a reachable
+    state the renumbering changes nothing (the stack and the libraries are already
+    numbered so: ``stack-ordered`` and the conformance tests check it)."""
     from .common import n_in_game, resolution_waits
 
     # CR 603.3d: a choice that has no legal answer left (the only spell a trigger could target
@@ -31,7 +45,8 @@ def settle(cfg: Config, s: State) -> State:
     # player's choice, after a draw from an empty library say, goes on resolving first).
     s = branch(resolution_waits(cfg, s), lambda s=s: s, lambda s=s: state_based_actions(cfg, s))
     # CR 104.2a: a player still in the game when all opponents have left wins; nothing more happens.
-    return s.replace(game_over=If(n_in_game(s) <= 1, 1, s.game_over))
+    s = s.replace(game_over=If(n_in_game(s) <= 1, 1, s.game_over))
+    return s, compact(cfg, s)
 
 
 def answerable(cfg: Config, s: State) -> Any:

@@ -189,15 +189,12 @@ def zones_valid(cfg, s):  # type: ignore[no-untyped-def]
 def stack_ordered(cfg, s):  # type: ignore[no-untyped-def]
     """The stack positions are exactly 0..size-1, each used once.
 
-    How Z3 proves it: k-induction, its step case split by transition when whole it runs out
-    (``z3bmc/path.py``), so its cost grows with the card slots.  Positions are ranks (a
-    count of the entries below, ``model/zones.py:compact``), so "each used once" rests on
-    every pair of entries and every third one.  ``bench/stack_order_proof.py`` measures the
-    alternatives on one compaction: a ghost inverse map (position -> entry) makes "each used
-    once" per-entry facts that close, but "size == the number of entries" then equates a
-    count over positions with one over entries, which Z3 does not close; the ghost proves
-    this property only stated without that count (every position below ``size`` held, an
-    equivalent statement)."""
+    How Z3 proves it: every step ends by renumbering the stack (``model/settle.py``), and
+    ``compact``'s positions are ranks under a strict total order, a permutation of
+    0..size-1 for any input.  ``mtgcheck/checkers/z3bmc/renumbering.py`` proves that lemma
+    once per configuration, in queries of a few terms each, and instantiates it at the state
+    after a step: no induction hypothesis and no case split by transition, whose cost grew
+    with the slots (out of its limit from 12 slots on)."""
     # An entry off the stack says nothing here: ``live`` drops it when that is known.
     entries = live([(s.zone[j] == STACK, s.pos[j]) for j in range(cfg.n)]
                    + [(s.ab_kind[a] != 0, s.ab_pos[a]) for a in range(cfg.ability_slots)])

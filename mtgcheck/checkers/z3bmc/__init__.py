@@ -17,6 +17,10 @@ same relation with some ``en`` false.
 * BMC (iterative deepening): the first depth at which a property can fail is the length
   of a shortest counterexample; its trace is replayed on the interpreter before it is
   reported (a trace that doesn't replay would be an encoding bug, reported as such).
+* The renumbering lemma (:mod:`.renumbering`), first: every step ends by renumbering the
+  stack, and ``compact``'s ranks are 0..size-1, each once, for any input; proved once per
+  configuration in small queries, it proves ``stack-ordered`` after every step with no
+  induction hypothesis.
 * k-induction (k = 0 up to ``max_k``, 1 by default): from *any* state (not only reachable ones), a path of k steps
   on which the property held (and every property proved before it holds throughout) takes
   one more step that keeps it; the base case is the BMC run to depth >= k.  The smallest

@@ -16,6 +16,7 @@ from .closure import Closure
 from .lemmas import strengthen_with_lemmas
 from .path import Path
 from .relation import Encoding
+from .renumbering import Renumbering, after_every_step
 
 
 #: Largest k tried by k-induction; the base case is the BMC run, so k is also at most the
@@ -70,6 +71,7 @@ class Induction:
         self.closure: Closure | None = None
         self.ctis: dict[str, tuple[State, Action]] = {}
         self.hinted: dict[str, Any] = {}
+        self.renumbering: Renumbering | None = None
 
     def run(self, reached: dict[str, int], ks: range) -> None:
         for k in ks:
@@ -77,7 +79,9 @@ class Induction:
             if not todo or self.budget.cut:
                 break
             if k == 0:
-                self._k0(todo)
+                todo = self._renumbered(todo)
+                if todo:
+                    self._k0(todo)
                 continue
             path = Path(self.enc, k)
             if self.closure is not None:
@@ -86,6 +90,19 @@ class Induction:
                 path.assume(f)
             prove_each(path, todo, self.budget, self.proved, self.done)
 
+    def _renumbered(self, todo: list[Property]) -> list[Property]:
+        """The state properties the final renumbering of every step decides
+        (``renumbering.py``: ``stack-ordered``) are proved by its lemma, with no induction
+        hypothesis, before any invariant is mined for them; the others are left."""
+        enc = self.enc
+        if enc.settled is None or enc.renumbered_from is None:
+            return todo
+        done, self.renumbering = after_every_step(enc.cfg, self.budget, todo, enc.settled, enc.renumbered_from)
+        for p in done:
+            self.proved[p.id] = Proof(0, ["renumbering lemma"])
+            self.done.append(p)
+        return [p for p in todo if p.id not in self.proved]
+
     def _k0(self, todo: list[Property]) -> None:
         enc, budget = self.enc, self.budget
         carried: list[str] = []
@@ -93,6 +110,8 @@ class Induction:
             names = set(self.hints)
             given = [c for c in self.invariants if c.name in names]
             self.closure = Closure(enc, given, budget, todo, split_first=self.split_hints)
+            for f in self.done:  # proved already (the renumbering lemma's): facts of every step
+                self.closure.path.assume(f)
             self.closure.close_all()
             hinted = [p for p in todo if self.hinted_props is None or p.id in self.hinted_props]
             prove_each(self.closure.path, hinted, budget, self.proved, self.done, self.closure)
@@ -121,7 +140,11 @@ class Induction:
     def summary(self) -> dict[str, Any]:
         """The invariants' use (and ``ctis``: the step case's counterexample of each property
         left unproved at k = 0)."""
-        return {**(self.closure.summary() if self.closure is not None else {}), **self.hinted,
+        lemma = self.renumbering
+        renum = {} if lemma is None else {"renumbering": {
+            "facts_proved": lemma.ready is True, "queries": lemma.queries, "rlimit": lemma.rlimit,
+            **({"why_not": lemma.why} if lemma.why else {})}}
+        return {**(self.closure.summary() if self.closure is not None else {}), **self.hinted, **renum,
                 "ctis": {pid: cti for pid, cti in self.ctis.items() if pid not in self.proved}}
 
 

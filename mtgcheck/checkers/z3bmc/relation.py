@@ -75,7 +75,7 @@ class SharedCompaction:
         src = [x for f in self.FIELDS for x in getattr(t, f)]
         res = {f: getattr(out, f) for f in ("pos", "ab_pos", "stack_size")}
         allowed = {x.get_id() for x in src}
-        if any(v.get_id() not in allowed for v in _constants([as_term(v) for v in res["pos"] + res["ab_pos"]]
+        if any(v.get_id() not in allowed for v in constants([as_term(v) for v in res["pos"] + res["ab_pos"]]
                                                                 + [as_term(res["stack_size"])])):
             return False  # it reads more than those fields now: leave the model's function alone
 
@@ -105,7 +105,7 @@ class SharedCompaction:
         zones.SHARED_COMPACT[0] = self._before
 
 
-def _constants(terms: Sequence[Any]) -> list[Any]:
+def constants(terms: Sequence[Any]) -> list[Any]:
     """The uninterpreted constants (state variables) the terms read."""
     seen: set[int] = set()
     out, todo = [], list(terms)
@@ -153,13 +153,16 @@ class Encoding:
     step_rel: Any = None  # the whole relation over (a, m, b, act)
     raw: list[State] = field(default_factory=list)  # per transition, effect_i(a) before settling
     settled: State | None = None  # settle(m)
+    #: settle(m) before its final renumbering: ``settled == compact(renumbered_from)``
+    #: (``model/settle.py:settle_parts``; read by ``renumbering.py``).
+    renumbered_from: State | None = None
     _props: dict[str, list[Any]] = field(default_factory=dict)
     _rels: list[Any] | None = None
 
     @classmethod
     def build(cls, cfg: Config, init: State) -> "Encoding":
         t0 = time.monotonic()
-        from mtgcheck.model.settle import settle
+        from mtgcheck.model.settle import settle_parts
 
         split = raw_transitions(cfg)
         ts = catalogue(cfg).transitions
@@ -198,13 +201,14 @@ class Encoding:
                 for v, idx in reversed(list(groups.values())):
                     rhs = z3.If(z3.Or([act == i for i in idx]) if len(idx) > 1 else act == idx[0], v, rhs)
                 parts.append(y == rhs)
-            settled = None
+            settled = pre = None
             if split:
-                settled = settle(cfg, m)
+                pre, settled = settle_parts(cfg, m)
                 parts.append(equal_states(b, settled))
             step_rel = z3.And(parts)
         return cls(cfg, init, a, b, actions, rules, en, en_cr, time.monotonic() - t0, guards=guards,
-                   m=m if split else None, act=act, step_rel=step_rel, raw=raw, settled=settled)
+                   m=m if split else None, act=act, step_rel=step_rel, raw=raw, settled=settled,
+                   renumbered_from=pre)
 
     @property
     def rels(self) -> list[Any]:

@@ -1,0 +1,255 @@
+"""State properties that hold after every step because every step ends by renumbering the
+stack (:func:`after_every_step`): ``stack-ordered`` (CR 405.2) proved for any number of slots
+by a lemma about ``compact``, not by a case split of the step case that grows with them.
+
+**The lemma.**  ``model/zones.py:compact`` gives each stack entry ``x`` (a card on the stack,
+an ability in its slot) a rank ``out_x``: the count of the entries ``f`` on the stack below it,
+``S_x = sum_f If(below[f][x], 1, 0)``, where "below" is a strict total order (raw position,
+then cards before abilities, then slot).  Ranks under a strict total order are a permutation
+of ``0..size-1``, for *any* input.  Asked of Z3 in one query, that is out of any limit tried
+(200M on 12 entries); asked a pair of entries at a time it is proved at a cost that grows
+about 3.7x for every two entries (``bench/stack_order_proof.py --design compact``): Z3 finds
+the transitivity of "below" anew under every case split of the sums.  So the proof is cut
+into queries that each read a few terms:
+
+1. *Facts about the model's terms* (each a query over the atoms of two or three entries):
+   ``link_x``: on the stack, ``out_x == S_x``; ``order(e, g)``: when ``e`` is below ``g``,
+   every ``f`` below ``e`` is below ``g``, and ``g`` is not below ``e`` (transitivity and
+   asymmetry); ``total(e, g)``: of two entries on the stack one is below the other;
+   ``bound_x``: only entries on the stack count; ``size``: ``size == #entries on the stack``.
+2. *An abstract theorem* over fresh variables: ``B[f][x]`` (Booleans standing for the
+   "below" conditions), ``R[x]`` (ranks), ``Sz`` (size).  From the facts of step 1 written
+   over them (``link``, ``order``, ``total``, ``bound``, ``size`` with ``B``, ``R``, ``Sz``):
+   per pair, ``R_e != R_g``; per entry, ``0 <= R_x < Sz``; then the property itself over
+   ``R`` and ``Sz``.  With the sums over free Booleans these are linear arithmetic, a few
+   thousand units each (no rediscovery of transitivity: it is a hypothesis).
+3. *Instantiation.*  Each abstract statement is proved valid; substituting ``B := below``,
+   ``R := out``, ``Sz := size`` into a valid formula leaves it valid.  The hypotheses so
+   instantiated are exactly the facts of step 1 (built by that substitution, then proved),
+   so the property of ``compact(t)`` holds for every ``t``; the module checks that the
+   instantiated property is the very term the property builds on ``compact(t)``.
+4. *Every step.*  ``model/settle.py:settle`` ends with ``compact``: the relation's state
+   after any step is ``compact(pre)`` for the state ``pre`` the rules left.  Substituting
+   the template ``t := pre`` gives the property of the state after the step (checked to be
+   the same term), for every transition and every state before it: no induction hypothesis.
+   With the initial states (the base case, as for any k = 0 proof), the property holds in
+   every reachable state.
+
+Nothing is trusted: a step that is not proved, a term that is not in the expected form
+(a mutant that does not renumber the stack, say), or an instance that is not the term the
+property builds leaves the property to k-induction, as before.  The cost is about ``L^2``
+queries of constant size for ``L`` stack entries."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import z3
+
+from mtgcheck.model.config import Config
+from mtgcheck.model.logic import symbolic
+from mtgcheck.model.state import AB_NONE, FIELDS as FIELDS_ALL, STACK, State, flat, symbolic_state
+from mtgcheck.properties.base import Property
+
+from .budget import Budget
+
+
+#: The fields ``compact`` reads and writes: a state property that reads no other field is
+#: decided by the renumbering alone, and may be proved here.
+FIELDS = frozenset({"zone", "pos", "ab_kind", "ab_pos", "stack_size"})
+
+
+@dataclass
+class Renumbering:
+    """The lemma's facts for one configuration, proved once (:meth:`prove_facts`), and the
+    properties proved from them (:meth:`prove`)."""
+
+    cfg: Config
+    budget: Budget
+    facts: list[Any] = field(default_factory=list)  # abstract facts proved from the hypotheses
+    ready: bool | None = None  # None: not tried yet; False: a step failed (``why``)
+    why: str = ""
+    queries: int = 0
+    rlimit: int = 0
+    seconds: float = 0.0
+
+    def __post_init__(self) -> None:
+        with symbolic():
+            self.t = symbolic_state(self.cfg, "renum")
+            self.out = _compact(self.cfg, self.t)
+
+    def _prove(self, goal: Any, hyps: list[Any], what: str) -> bool:
+        """One query: ``hyps`` imply ``goal`` (a fresh solver: the queries stay small)."""
+        sol = z3.Solver()
+        sol.add(*hyps)
+        sol.add(z3.Not(goal))
+        t0 = time.monotonic()
+        before = len(self.budget.queries)
+        res = self.budget.check(sol, what=f"renumbering: {what}")
+        self.queries += 1
+        self.rlimit += self.budget.queries[before][2] if len(self.budget.queries) > before else 0
+        self.seconds += time.monotonic() - t0
+        if res != z3.unsat:
+            self.why = f"{what}: {res}"
+        return res == z3.unsat
+
+    def prove_facts(self) -> bool:
+        """Steps 1 and 2 of the module's proof: the facts about ``compact``'s terms and the
+        abstract pair and range statements.  Once per configuration."""
+        if self.ready is not None:
+            return self.ready
+        self.ready = False
+        cfg, t, out = self.cfg, self.t, self.out
+        on = [t.zone[j] == STACK for j in range(cfg.n)] + [t.ab_kind[k] != AB_NONE for k in range(cfg.ability_slots)]
+        ranks = [_term(x) for x in (*out.pos, *out.ab_pos)]
+        below = _below(on, ranks)
+        if below is None:
+            self.why = "compact's ranks are not counts of the entries below (not renumbered?)"
+            return False
+        L = len(on)
+        B = [[z3.Bool(f"renum.B{f}_{x}") for x in range(L)] for f in range(L)]
+        R = [z3.Int(f"renum.R{x}") for x in range(L)]
+        Sz = z3.Int("renum.size")
+        sigma = [(B[f][x], below[f][x]) for f in range(L) for x in range(L) if f != x]
+        sigma += list(zip(R, ranks, strict=True)) + [(Sz, _term(out.stack_size))]
+        one = lambda c: z3.If(c, 1, 0)  # noqa: E731
+
+        def S(x: int) -> Any:
+            return z3.Sum([one(B[f][x]) for f in range(L) if f != x])
+
+        link = [z3.Implies(on[x], R[x] == S(x)) for x in range(L)]
+        order = {(e, g): z3.Implies(z3.And(on[e], B[e][g]), z3.And(
+            *[z3.Implies(B[f][e], B[f][g]) for f in range(L) if f not in (e, g)], z3.Not(B[g][e])))
+            for e in range(L) for g in range(L) if e != g}
+        total = {(e, g): z3.Implies(z3.And(on[e], on[g]), z3.Or(B[e][g], B[g][e]))
+                 for e in range(L) for g in range(e + 1, L)}
+        bound = [z3.And(*[z3.Implies(B[f][x], on[f]) for f in range(L) if f != x]) for x in range(L)]
+        size = Sz == z3.Sum([one(o) for o in on])
+        # Step 1: every hypothesis, instantiated, is a fact about the model's terms.
+        hyps = [(f"link {x}", h) for x, h in enumerate(link)] + [(f"order {k}", h) for k, h in order.items()]
+        hyps += [(f"total {k}", h) for k, h in total.items()] + [(f"bound {x}", h) for x, h in enumerate(bound)]
+        hyps.append(("size", size))
+        for what, h in hyps:
+            if not self._prove(z3.substitute(h, *sigma), [], what):
+                return False
+        # Step 2: the abstract statements, each from the few hypotheses it needs.
+        facts = [size]
+        for (e, g), h in total.items():
+            distinct = z3.Implies(z3.And(on[e], on[g]), R[e] != R[g])
+            if not self._prove(distinct, [link[e], link[g], order[e, g], order[g, e], h], f"distinct {e} {g}"):
+                return False
+            facts.append(distinct)
+        for x in range(L):
+            in_range = z3.Implies(on[x], z3.And(R[x] >= 0, R[x] < Sz))
+            if not self._prove(in_range, [link[x], bound[x], size], f"range {x}"):
+                return False
+            facts.append(in_range)
+        self.facts, self.sigma, self.abstract = facts, sigma, t.replace(
+            pos=tuple(R[:cfg.n]), ab_pos=tuple(R[cfg.n:]), stack_size=Sz)
+        self.ready = True
+        return True
+
+    def prove(self, p: Property, after: State, pre: State) -> bool:
+        """``p`` holds of ``after == compact(pre)`` for every ``pre`` (step 3 and 4): the
+        abstract property from the abstract facts, then two checks that the instances are
+        the terms the property builds on ``compact(t)`` and on the state after a step."""
+        if p.kind != "state" or not self.prove_facts():
+            return False
+        with symbolic():
+            abstract = _bool(p.pred(self.cfg, self.abstract))
+            on_compact = _bool(p.pred(self.cfg, self.out))
+            on_after = _bool(p.pred(self.cfg, after))
+        if not z3.substitute(abstract, *self.sigma).eq(on_compact):
+            self.why = f"{p.id}: its term on compact(t) is not the lemma's instance"
+            return False
+        to_pre = list(zip(flat(self.t), map(_term, flat(pre)), strict=True))
+        if not z3.substitute(on_compact, *to_pre).eq(on_after):
+            self.why = f"{p.id}: the state after a step is not compact's output"
+            return False
+        return self._prove(abstract, self.facts, f"{p.id} from the ranks")
+
+
+def after_every_step(cfg: Config, budget: Budget, props: Sequence[Property], after: State,
+                     pre: State) -> tuple[list[Property], Renumbering]:
+    """The state properties among ``props`` proved to hold after every step (``after ==
+    compact(pre)``), by the renumbering lemma; only those that read no field but
+    :data:`FIELDS` are tried, the lemma's facts proved once for all of them."""
+    lemma = Renumbering(cfg, budget)
+    proved = [p for p in props if p.kind == "state" and _reads(cfg, p, lemma.t) <= FIELDS
+              and lemma.prove(p, after, pre)]
+    return proved, lemma
+
+
+def _reads(cfg: Config, p: Property, t: State) -> frozenset[str]:
+    """The fields of the state the property's term reads."""
+    from .relation import constants
+
+    field_of = {x.get_id(): f for f in FIELDS_ALL for x in (getattr(t, f) if isinstance(getattr(t, f), tuple)
+                                                            else (getattr(t, f),))}
+    with symbolic():
+        term = _bool(p.pred(cfg, t))
+    return frozenset(field_of[c.get_id()] for c in constants([term]) if c.get_id() in field_of)
+
+
+def _compact(cfg: Config, t: State) -> State:
+    from mtgcheck.model.zones import compact
+
+    return compact(cfg, t)
+
+
+def _below(on: list[Any], ranks: list[Any]) -> list[list[Any]] | None:
+    """``below[f][x]``: the condition of ``f``'s term in ``x``'s rank, read from the rank's
+    branch for "``x`` on the stack" (a sum of ``If(c, 1, 0)``, ``c`` a conjunction that names
+    ``on[f]``); None if a rank is not in that form, or leaves an entry out."""
+    L = len(on)
+    below: list[list[Any]] = [[None] * L for _ in range(L)]
+    for x in range(L):
+        branch = _branch(ranks[x], on[x])
+        if branch is None:
+            return None
+        for term in _summands(branch):
+            if not (z3.is_app_of(term, z3.Z3_OP_ITE) and term.children()[1].eq(z3.IntVal(1))
+                    and term.children()[2].eq(z3.IntVal(0))):
+                return None
+            c = term.children()[0]
+            names = [f for f in range(L) if f != x and any(ch.eq(on[f]) for ch in c.children())]
+            if len(names) != 1 or below[names[0]][x] is not None:
+                return None
+            below[names[0]][x] = c
+        if any(below[f][x] is None for f in range(L) if f != x):
+            return None
+    return below
+
+
+def _branch(term: Any, guard: Any) -> Any:
+    """The ``then`` branch of the ``If`` in ``term`` whose condition is ``guard``."""
+    todo = [term]
+    while todo:
+        x = todo.pop()
+        if z3.is_app_of(x, z3.Z3_OP_ITE):
+            c, a, b = x.children()
+            if c.eq(guard):
+                return a
+            todo += [a, b]
+    return None
+
+
+def _summands(term: Any) -> list[Any]:
+    out, todo = [], [term]
+    while todo:
+        x = todo.pop()
+        if z3.is_app_of(x, z3.Z3_OP_ADD):
+            todo += x.children()
+        else:
+            out.append(x)
+    return out
+
+
+def _term(v: Any) -> Any:
+    return v if isinstance(v, z3.ExprRef) else z3.IntVal(int(v))
+
+
+def _bool(v: Any) -> Any:
+    return v if isinstance(v, z3.ExprRef) else z3.BoolVal(bool(v))
