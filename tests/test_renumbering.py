@@ -13,7 +13,7 @@ from mtgcheck.checkers import z3bmc
 from mtgcheck.checkers.result import PROVED
 from mtgcheck.checkers.z3bmc.budget import RLIMIT, Budget
 from mtgcheck.checkers.z3bmc.relation import Encoding
-from mtgcheck.checkers.z3bmc.renumbering import Renumbering, after_every_step
+from mtgcheck.checkers.z3bmc.renumbering import STACK_TOP, Renumbering, after_every_step
 from mtgcheck.configs import SMALL, load_config
 from mtgcheck.model import zones
 from mtgcheck.model.logic import Count, And, Or, symbolic
@@ -39,13 +39,14 @@ def test_stack_ordered_is_proved_after_every_step_and_nothing_else_is() -> None:
     ``compact`` says nothing of it (a state may hold a card in no zone at all)."""
     enc = _enc()
     props = [BY_ID["stack-ordered"], BY_ID["every-card-in-one-zone"]]
-    proved, lemma = after_every_step(enc.cfg, _budget(), props, enc.settled, enc.renumbered_from)
-    assert [p.id for p in proved] == ["stack-ordered"]
+    proved, facts, lemma = after_every_step(enc.cfg, _budget(), props, enc.settled, enc.renumbered_from, enc.b)
+    assert [p.id for p in proved] == ["stack-ordered"] and len(facts) == 1
     assert lemma.ready is True
     L = enc.cfg.n + enc.cfg.ability_slots
-    # the queries grow as the pairs of entries: link, bound, range per entry; order both ways,
-    # total and distinct per pair; the size; then one per property tried
-    assert lemma.queries == 3 * L + 4 * (L * (L - 1) // 2) + 1 + 2
+    # the queries grow as the pairs of entries: link, bound, range, top per entry; order both
+    # ways, total and distinct per pair; the size; the greatest entry of each prefix after the
+    # first; then one per property tried and one for the top of the stack
+    assert lemma.queries == 4 * L + 4 * (L * (L - 1) // 2) + 1 + (L - 1) + 2 + 1
 
 
 def test_settle_ends_with_the_renumbering_the_proof_rests_on() -> None:
@@ -66,8 +67,9 @@ def test_a_stack_left_unnumbered_is_not_proved_by_the_lemma() -> None:
     """Mutant clause ``zones.stack-renumbered`` off: positions stay as the move set them, the
     ranks are no counts, the lemma is not claimed, and Z3 finds the violation."""
     enc = _enc(frozenset({"zones.stack-renumbered"}))
-    proved, lemma = after_every_step(enc.cfg, _budget(), [BY_ID["stack-ordered"]], enc.settled, enc.renumbered_from)
-    assert proved == [] and lemma.ready is False and "not counts" in lemma.why
+    proved, facts, lemma = after_every_step(enc.cfg, _budget(), [BY_ID["stack-ordered"]], enc.settled,
+                                            enc.renumbered_from, enc.b)
+    assert proved == [] and facts == [] and lemma.ready is False and "not counts" in lemma.why
     (v,) = z3bmc.check(SMALL["break-bolt"], [BY_ID["stack-ordered"]], depth=2, timeout=300,
                        disabled=frozenset({"zones.stack-renumbered"}))
     assert v.status == "violated"
@@ -103,3 +105,32 @@ def test_the_lemma_is_proved_on_a_fourteen_slot_position() -> None:
 def test_z3_proves_stack_ordered_by_the_lemma() -> None:
     (v,) = z3bmc.check(SMALL["break-bolt"], [BY_ID["stack-ordered"]], depth=1, timeout=300)
     assert v.status == PROVED and v.detail.endswith("renumbering lemma")
+
+
+def test_the_top_of_the_stack_is_a_fact_of_every_step_and_only_a_true_one() -> None:
+    """The stack's top (``STACK_TOP``) follows from the ranks; a claim the ranks do not give
+    (a non-empty stack has an entry at position 1) is not proved from the same facts."""
+    from mtgcheck.model.logic import And, Implies, Or
+    from mtgcheck.model.state import STACK
+    from mtgcheck.properties.base import Property
+
+    enc = _enc()
+    lemma = Renumbering(enc.cfg, _budget())
+    assert lemma.prove(STACK_TOP, enc.settled, enc.renumbered_from)
+
+    def second(cfg, s):  # type: ignore[no-untyped-def]
+        ents = [(s.zone[j] == STACK, s.pos[j]) for j in range(cfg.n)] + \
+            [(s.ab_kind[k] != 0, s.ab_pos[k]) for k in range(cfg.ability_slots)]
+        return Implies(s.stack_size > 0, Or(*[And(on, p == 1) for on, p in ents]))
+
+    assert not lemma.prove(Property("second", (), "", "state", second), enc.settled, enc.renumbered_from)
+    assert lemma.why.startswith("second from the ranks: sat")
+
+
+@pytest.mark.deep
+def test_no_deadlock_is_proved_on_a_twelve_slot_position_with_the_top_of_the_stack() -> None:
+    """On ``03-plot-12`` the step case of ``no-deadlock`` ran out of its limit, split by
+    transition or not, until the top of the stack was a fact of every step."""
+    conf = load_config(ROOT / "examples" / "scale" / "03-plot-12.json")
+    vs = z3bmc.check(conf, [BY_ID["stack-ordered"], BY_ID["no-deadlock"]], depth=3, timeout=600)
+    assert [v.status for v in vs] == [PROVED, PROVED]

@@ -97,7 +97,10 @@ class Induction:
         enc = self.enc
         if enc.settled is None or enc.renumbered_from is None:
             return todo
-        done, self.renumbering = after_every_step(enc.cfg, self.budget, todo, enc.settled, enc.renumbered_from)
+        done, facts, self.renumbering = after_every_step(enc.cfg, self.budget, todo, enc.settled,
+                                                         enc.renumbered_from, enc.b)
+        for fact in facts:
+            enc.add_step_fact(fact)
         for p in done:
             self.proved[p.id] = Proof(0, ["renumbering lemma"])
             self.done.append(p)

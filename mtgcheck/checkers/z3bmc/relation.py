@@ -156,6 +156,7 @@ class Encoding:
     #: settle(m) before its final renumbering: ``settled == compact(renumbered_from)``
     #: (``model/settle.py:settle_parts``; read by ``renumbering.py``).
     renumbered_from: State | None = None
+    step_facts: list[Any] = field(default_factory=list)  # conjoined by :meth:`add_step_fact`
     _props: dict[str, list[Any]] = field(default_factory=dict)
     _rels: list[Any] | None = None
 
@@ -209,6 +210,14 @@ class Encoding:
         return cls(cfg, init, a, b, actions, rules, en, en_cr, time.monotonic() - t0, guards=guards,
                    m=m if split else None, act=act, step_rel=step_rel, raw=raw, settled=settled,
                    renumbered_from=pre)
+
+    def add_step_fact(self, fact: Any) -> None:
+        """Conjoin to the relation a term over ``b`` proved to hold after every step
+        (``renumbering.py``'s top of the stack): a consequence of the relation, so it removes
+        no step, and spares every later query the argument (a pigeonhole over the stack's
+        entries, out of Z3's reach at 16 entries).  Only the solvers built after it see it."""
+        self.step_rel = z3.And(self.step_rel, fact)
+        self.step_facts.append(fact)
 
     @property
     def rels(self) -> list[Any]:

@@ -146,6 +146,27 @@ class Renumbering:
             if not self._prove(in_range, [link[x], bound[x], size], f"range {x}"):
                 return False
             facts.append(in_range)
+        # The top: a finite strict total order has a greatest element, found along the
+        # entries one at a time (``greatest(k)``: among entries 0..k, none on the stack or
+        # one above every other), each step from the last with the order's facts; the
+        # greatest entry's rank counts every other entry, so it is size - 1.
+        def greatest(k: int) -> Any:
+            return z3.Or(z3.And(*[z3.Not(on[f]) for f in range(k + 1)]),
+                         *[z3.And(on[x], *[z3.Implies(on[f], B[f][x]) for f in range(k + 1) if f != x])
+                           for x in range(k + 1)])
+
+        chain = greatest(0)
+        for k in range(1, L):
+            pair = [order[x, k] for x in range(k)] + [order[k, x] for x in range(k)] + [total[x, k] for x in range(k)]
+            if not self._prove(greatest(k), [chain, *pair], f"greatest {k}"):
+                return False
+            chain = greatest(k)
+        top = [z3.Implies(z3.And(on[x], *[z3.Implies(on[f], B[f][x]) for f in range(L) if f != x]), R[x] == Sz - 1)
+               for x in range(L)]
+        for x in range(L):
+            if not self._prove(top[x], [link[x], bound[x], size], f"top {x}"):
+                return False
+        facts += [chain, *top]
         self.facts, self.sigma, self.abstract = facts, sigma, t.replace(
             pos=tuple(R[:cfg.n]), ab_pos=tuple(R[cfg.n:]), stack_size=Sz)
         self.ready = True
@@ -171,15 +192,39 @@ class Renumbering:
         return self._prove(abstract, self.facts, f"{p.id} from the ranks")
 
 
-def after_every_step(cfg: Config, budget: Budget, props: Sequence[Property], after: State,
-                     pre: State) -> tuple[list[Property], Renumbering]:
+def stack_top(cfg: Config, s: State) -> Any:
+    """A non-empty stack has an entry at its top position, ``size - 1`` (what passing
+    priority with every player passed resolves: CR 608.1).  Not a property of the
+    catalogue but a fact of every state after a step, which ``no-deadlock``'s step case
+    needs (some ``pass`` is enabled), and which Z3 does not find on its own: it is a
+    pigeonhole argument over the stack's entries."""
+    from mtgcheck.model.logic import And, Implies, Or
+
+    ents = [(s.zone[j] == STACK, s.pos[j]) for j in range(cfg.n)] + \
+        [(s.ab_kind[k] != AB_NONE, s.ab_pos[k]) for k in range(cfg.ability_slots)]
+    return Implies(s.stack_size > 0, Or(*[And(on, p == s.stack_size - 1) for on, p in ents]))
+
+
+#: :func:`stack_top` as a state predicate the lemma proves after every step.
+STACK_TOP = Property("renumbering:stack-top", ("405.2", "608.1"), "A non-empty stack has an entry at its top.",
+                     "state", stack_top)
+
+
+def after_every_step(cfg: Config, budget: Budget, props: Sequence[Property], after: State, pre: State,
+                     post: State) -> tuple[list[Property], list[Any], Renumbering]:
     """The state properties among ``props`` proved to hold after every step (``after ==
     compact(pre)``), by the renumbering lemma; only those that read no field but
-    :data:`FIELDS` are tried, the lemma's facts proved once for all of them."""
+    :data:`FIELDS` are tried, the lemma's facts proved once for all of them.  Also the
+    facts of every state after a step, as terms over ``post`` (the relation's state after
+    the step, equal to ``after``): :data:`STACK_TOP`, if proved."""
     lemma = Renumbering(cfg, budget)
     proved = [p for p in props if p.kind == "state" and _reads(cfg, p, lemma.t) <= FIELDS
               and lemma.prove(p, after, pre)]
-    return proved, lemma
+    facts = []
+    if lemma.ready and lemma.prove(STACK_TOP, after, pre):
+        with symbolic():
+            facts.append(_bool(stack_top(cfg, post)))
+    return proved, facts, lemma
 
 
 def _reads(cfg: Config, p: Property, t: State) -> frozenset[str]:
