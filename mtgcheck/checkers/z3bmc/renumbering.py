@@ -17,8 +17,8 @@ into queries that each read a few terms:
    every ``f`` below ``e`` is below ``g``, and ``g`` is not below ``e`` (transitivity and
    asymmetry); ``total(e, g)``: of two entries on the stack one is below the other;
    ``bound_x``: only entries on the stack count; ``size``: ``size == #entries on the stack``.
-2. *An abstract theorem* over fresh variables: ``B[f][x]`` (Booleans standing for the
-   "below" conditions), ``R[x]`` (ranks), ``Sz`` (size).  From the facts of step 1 written
+2. *An abstract theorem* over fresh variables: ``O[x]`` and ``B[f][x]`` (Booleans standing
+   for "on the stack" and the "below" conditions), ``R[x]`` (ranks), ``Sz`` (size).  From the facts of step 1 written
    over them (``link``, ``order``, ``total``, ``bound``, ``size`` with ``B``, ``R``, ``Sz``):
    per pair, ``R_e != R_g``; per entry, ``0 <= R_x < Sz``; then the property itself over
    ``R`` and ``Sz``.  With the sums over free Booleans these are linear arithmetic, a few
@@ -102,17 +102,21 @@ class Renumbering:
             return self.ready
         self.ready = False
         cfg, t, out = self.cfg, self.t, self.out
-        on = [t.zone[j] == STACK for j in range(cfg.n)] + [t.ab_kind[k] != AB_NONE for k in range(cfg.ability_slots)]
+        on_t = [t.zone[j] == STACK for j in range(cfg.n)] + [t.ab_kind[k] != AB_NONE for k in range(cfg.ability_slots)]
         ranks = [_term(x) for x in (*out.pos, *out.ab_pos)]
-        below = _below(on, ranks)
+        below = _below(on_t, ranks)
         if below is None:
             self.why = "compact's ranks are not counts of the entries below (not renumbered?)"
             return False
-        L = len(on)
+        L = len(on_t)
+        # "on the stack" abstracted too: the abstract queries are then Boolean and linear
+        # over 0/1 terms, with no arithmetic on the zones (3x cheaper on 18 entries)
+        on = [z3.Bool(f"renum.O{x}") for x in range(L)]
         B = [[z3.Bool(f"renum.B{f}_{x}") for x in range(L)] for f in range(L)]
         R = [z3.Int(f"renum.R{x}") for x in range(L)]
         Sz = z3.Int("renum.size")
-        sigma = [(B[f][x], below[f][x]) for f in range(L) for x in range(L) if f != x]
+        to_on = list(zip(on, on_t, strict=True))
+        sigma = [(B[f][x], below[f][x]) for f in range(L) for x in range(L) if f != x] + to_on
         sigma += list(zip(R, ranks, strict=True)) + [(Sz, _term(out.stack_size))]
         one = lambda c: z3.If(c, 1, 0)  # noqa: E731
 
@@ -167,7 +171,9 @@ class Renumbering:
             if not self._prove(top[x], [link[x], bound[x], size], f"top {x}"):
                 return False
         facts += [chain, *top]
-        self.facts, self.sigma, self.abstract = facts, sigma, t.replace(
+        # the facts with "on the stack" instantiated: the property reads the zones' atoms
+        self.facts = [z3.substitute(f, *to_on) for f in facts]
+        self.sigma, self.abstract = sigma, t.replace(
             pos=tuple(R[:cfg.n]), ab_pos=tuple(R[cfg.n:]), stack_size=Sz)
         self.ready = True
         return True
