@@ -28,8 +28,8 @@ Z3's verdict and rlimit (its deterministic work counter) for:
   output is ordered for *any* input, since ranks under a strict total order (raw position, then
   cards before abilities, then slot) are a permutation.  Asked whole it is out of any limit
   tried (200M); asked a pair of entries at a time (two entries on the stack never share a
-  position) it is proved, at a cost per pair that grows with the entries: what the next step
-  must hand Z3 is the termwise facts (each rank's terms below another's).
+  position) it is proved, at a cost per pair that grows with the entries.  The checker's proof
+  (``mtgcheck/checkers/z3bmc/renumbering.py``) hands Z3 the order's facts instead, term by term.
 
     python bench/stack_order_proof.py [--cards 2 4 6 8 12] [--abilities 4] [--rlimit 20]
     python bench/stack_order_proof.py --design compact --config examples/scale/01-plot-08.json
@@ -176,7 +176,7 @@ def compact_pairs(path: str, check: Callable[[list[Any]], Callable[[Any], tuple[
     with symbolic():
         t = symbolic_state(cfg, "t")
         out = zones.compact(cfg, t)
-    on = [t.zone[j] == zones.STACK for j in range(cfg.n)] + [t.ab_kind[k] != 0 for k in range(cfg.ability_slots)]
+    on = [o for o, _ in zones.stack_entries(cfg, t)]
     pos = [p if isinstance(p, z3.ExprRef) else z3.IntVal(p) for p in list(out.pos) + list(out.ab_pos)]
     prove = check([])
     costs, failed = [], 0

@@ -88,6 +88,19 @@ def new_objects(next_oid: Any, moving: Sequence[Any]) -> tuple[list[Any], Any]:
     return [next_oid + i for i in range(len(moving))], next_oid + If(Or(*moving), len(moving), 0)
 
 
+#: The fields :func:`compact` reads, and those it writes (the others pass through): the Z3
+#: relation's shared compaction and the renumbering lemma read them from here.
+COMPACT_READS = ("zone", "pos", "ab_kind", "ab_pos")
+COMPACT_WRITES = ("pos", "ab_pos", "stack_size")
+
+
+def stack_entries(cfg: Config, s: State) -> list[tuple[Any, Any]]:
+    """The stack's entries as (on the stack, position) pairs: the cards, then the ability
+    slots (CR 405.1: spells and abilities share one stack), as :func:`compact` numbers them."""
+    return [(s.zone[j] == STACK, s.pos[j]) for j in range(cfg.n)] + \
+        [(s.ab_kind[k] != AB_NONE, s.ab_pos[k]) for k in range(cfg.ability_slots)]
+
+
 #: Set only while the Z3 relation is built (``mtgcheck.checkers.z3bmc.relation.SharedCompaction``):
 #: the same symbolic terms as :func:`compact` builds, built once over template variables and
 #: instantiated by substitution (faster), or None for a configuration it was not built for.

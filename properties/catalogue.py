@@ -16,7 +16,7 @@ from mtgcheck.model.state import (BATTLEFIELD, EXILE, FLASHBACK, FREE, GRAVEYARD
                                   PLOTTED, STACK)
 
 from mtgcheck.model.turns import MAX_HAND_SIZE, discarders
-from mtgcheck.model.zones import hand_count
+from mtgcheck.model.zones import hand_count, stack_entries
 
 from .base import Property
 
@@ -196,8 +196,7 @@ def stack_ordered(cfg, s):  # type: ignore[no-untyped-def]
     after a step: no induction hypothesis and no case split by transition, whose cost grew
     with the slots (out of its limit from 12 slots on)."""
     # An entry off the stack says nothing here: ``live`` drops it when that is known.
-    entries = live([(s.zone[j] == STACK, s.pos[j]) for j in range(cfg.n)]
-                   + [(s.ab_kind[a] != 0, s.ab_pos[a]) for a in range(cfg.ability_slots)])
+    entries = live(stack_entries(cfg, s))
     size_ok = s.stack_size == Count(on for on, _ in entries)
     each = [Implies(on, And(p >= 0, p < s.stack_size, Count(And(o2, p2 == p) for o2, p2 in entries) == 1))
             for on, p in entries]

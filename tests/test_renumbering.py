@@ -110,8 +110,7 @@ def test_z3_proves_stack_ordered_by_the_lemma() -> None:
 def test_the_top_of_the_stack_is_a_fact_of_every_step_and_only_a_true_one() -> None:
     """The stack's top (``STACK_TOP``) follows from the ranks; a claim the ranks do not give
     (a non-empty stack has an entry at position 1) is not proved from the same facts."""
-    from mtgcheck.model.logic import And, Implies, Or
-    from mtgcheck.model.state import STACK
+    from mtgcheck.model.logic import Implies
     from mtgcheck.properties.base import Property
 
     enc = _enc()
@@ -119,9 +118,7 @@ def test_the_top_of_the_stack_is_a_fact_of_every_step_and_only_a_true_one() -> N
     assert lemma.prove(STACK_TOP, enc.settled, enc.renumbered_from)
 
     def second(cfg, s):  # type: ignore[no-untyped-def]
-        ents = [(s.zone[j] == STACK, s.pos[j]) for j in range(cfg.n)] + \
-            [(s.ab_kind[k] != 0, s.ab_pos[k]) for k in range(cfg.ability_slots)]
-        return Implies(s.stack_size > 0, Or(*[And(on, p == 1) for on, p in ents]))
+        return Implies(s.stack_size > 0, Or(*[And(on, p == 1) for on, p in zones.stack_entries(cfg, s)]))
 
     assert not lemma.prove(Property("second", (), "", "state", second), enc.settled, enc.renumbered_from)
     assert lemma.why.startswith("second from the ranks: sat")

@@ -24,7 +24,7 @@ holds in *every* sampled state.  No template names a property or a rule; the tem
 * ``between``: an ability slot and a card slot, which share one stack: from the ability
   slot's condition, the card's first enumerated field (``ab_kind == k -> zone in {..}``: the
   spell that triggered it is on the stack), and under both conditions, ``<`` between
-  entries of the same kind (the ability above that spell);
+  the same quantity on both (``pos`` and ``ab_pos``: the ability above that spell);
 * ``adjacent``: for slots used as a stack (ability and extra-turn slots), slot ``i``'s
   condition against slot ``i + 1``'s.
 

@@ -57,8 +57,6 @@ class SharedCompaction:
     hook the model declares for it (``zones.SHARED_COMPACT``), set on entry and cleared on
     exit; concrete runs never read it."""
 
-    FIELDS = ("zone", "pos", "ab_kind", "ab_pos")
-
     def __init__(self, cfg: Config) -> None:
         self.cfg = cfg
         self._shared: Any = None  # the substituting compact, once built (False: not applicable)
@@ -67,25 +65,28 @@ class SharedCompaction:
     def _prepare(self) -> Any:
         """The substituting ``compact``, built on the first entry and kept, so that a reader
         that enters again (the conformance check, one transition at a time) builds it once;
-        False when the model's function reads more than :attr:`FIELDS`."""
+        False when the model's function reads or writes more than it declares
+        (``zones.COMPACT_READS``, ``zones.COMPACT_WRITES``)."""
         from mtgcheck.model import zones
 
         t = symbolic_state(self.cfg, "compact")
         out = zones.compact(self.cfg, t)
-        src = [x for f in self.FIELDS for x in getattr(t, f)]
-        res = {f: getattr(out, f) for f in ("pos", "ab_pos", "stack_size")}
+        src = [x for f in zones.COMPACT_READS for x in getattr(t, f)]
+        res = {f: getattr(out, f) for f in zones.COMPACT_WRITES}
         allowed = {x.get_id() for x in src}
-        if any(v.get_id() not in allowed for v in constants([as_term(v) for v in res["pos"] + res["ab_pos"]]
-                                                                + [as_term(res["stack_size"])])):
-            return False  # it reads more than those fields now: leave the model's function alone
+        written = [as_term(x) for v in res.values() for x in (v if isinstance(v, tuple) else (v,))]
+        if any(v.get_id() not in allowed for v in constants(written)) or \
+                any(not as_term(x).eq(as_term(y)) for f in FIELDS if f not in res
+                    for x, y in zip(flat_field(out, f), flat_field(t, f), strict=True)):
+            return False  # it reads or writes more than that now: leave the model's function alone
 
         def compact(cfg: Config, s: State) -> State | None:
             if cfg is not self.cfg:
                 return None  # built for another configuration: the model builds its own
-            pairs = [(x, as_term(y)) for x, y in zip(src, (y for f in self.FIELDS for y in getattr(s, f)), strict=True)]
+            pairs = [(x, as_term(y)) for x, y in zip(src, (y for f in zones.COMPACT_READS for y in getattr(s, f)), strict=True)]
             sub = (lambda v: z3.substitute(v, *pairs))  # noqa: E731
-            return s.replace(pos=tuple(map(sub, res["pos"])), ab_pos=tuple(map(sub, res["ab_pos"])),
-                             stack_size=sub(as_term(res["stack_size"])))
+            return s.replace(**{f: tuple(sub(as_term(x)) for x in v) if isinstance(v, tuple) else sub(as_term(v))
+                                for f, v in res.items()})
 
         return compact
 
@@ -103,6 +104,12 @@ class SharedCompaction:
         from mtgcheck.model import zones
 
         zones.SHARED_COMPACT[0] = self._before
+
+
+def flat_field(s: State, f: str) -> tuple[Any, ...]:
+    """One field of a state as a tuple (a scalar as a tuple of one)."""
+    v = getattr(s, f)
+    return v if isinstance(v, tuple) else (v,)
 
 
 def constants(terms: Sequence[Any]) -> list[Any]:
@@ -156,7 +163,6 @@ class Encoding:
     #: settle(m) before its final renumbering: ``settled == compact(renumbered_from)``
     #: (``model/settle.py:settle_parts``; read by ``renumbering.py``).
     renumbered_from: State | None = None
-    step_facts: list[Any] = field(default_factory=list)  # conjoined by :meth:`add_step_fact`
     _props: dict[str, list[Any]] = field(default_factory=dict)
     _rels: list[Any] | None = None
 
@@ -217,7 +223,6 @@ class Encoding:
         no step, and spares every later query the argument (a pigeonhole over the stack's
         entries, out of Z3's reach at 16 entries).  Only the solvers built after it see it."""
         self.step_rel = z3.And(self.step_rel, fact)
-        self.step_facts.append(fact)
 
     @property
     def rels(self) -> list[Any]:

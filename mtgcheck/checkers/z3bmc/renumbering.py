@@ -21,8 +21,8 @@ into queries that each read a few terms:
    for "on the stack" and the "below" conditions), ``R[x]`` (ranks), ``Sz`` (size).  From the facts of step 1 written
    over them (``link``, ``order``, ``total``, ``bound``, ``size`` with ``B``, ``R``, ``Sz``):
    per pair, ``R_e != R_g``; per entry, ``0 <= R_x < Sz``; then the property itself over
-   ``R`` and ``Sz``.  With the sums over free Booleans these are linear arithmetic, a few
-   thousand units each (no rediscovery of transitivity: it is a hypothesis).
+   ``R`` and ``Sz``.  With the sums over free Booleans these are linear arithmetic, tens
+   of thousands of rlimit units each (no rediscovery of transitivity: it is a hypothesis).
 3. *Instantiation.*  Each abstract statement is proved valid; substituting ``B := below``,
    ``R := out``, ``Sz := size`` into a valid formula leaves it valid.  The hypotheses so
    instantiated are exactly the facts of step 1 (built by that substitution, then proved),
@@ -37,12 +37,13 @@ into queries that each read a few terms:
 
 Nothing is trusted: a step that is not proved, a term that is not in the expected form
 (a mutant that does not renumber the stack, say), or an instance that is not the term the
-property builds leaves the property to k-induction, as before.  The cost is about ``L^2``
-queries of constant size for ``L`` stack entries."""
+property builds leaves the property to k-induction, as before.  The cost is about ``2 L^2``
+queries for ``L`` stack entries, each over the terms of two entries, or of one entry against
+the others (``order``, ``greatest``): 702 queries and about 26M on 18 entries
+(``examples/scale/04-plot-14``), where the pair-at-a-time proof took 294M on 16."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -50,7 +51,8 @@ import z3
 
 from mtgcheck.model.config import Config
 from mtgcheck.model.logic import symbolic
-from mtgcheck.model.state import AB_NONE, FIELDS as FIELDS_ALL, STACK, State, flat, symbolic_state
+from mtgcheck.model.state import FIELDS as FIELDS_ALL, State, flat, symbolic_state
+from mtgcheck.model.zones import COMPACT_READS, COMPACT_WRITES, compact, stack_entries
 from mtgcheck.properties.base import Property
 
 from .budget import Budget
@@ -58,7 +60,7 @@ from .budget import Budget
 
 #: The fields ``compact`` reads and writes: a state property that reads no other field is
 #: decided by the renumbering alone, and may be proved here.
-FIELDS = frozenset({"zone", "pos", "ab_kind", "ab_pos", "stack_size"})
+FIELDS = frozenset(COMPACT_READS + COMPACT_WRITES)
 
 
 @dataclass
@@ -73,24 +75,21 @@ class Renumbering:
     why: str = ""
     queries: int = 0
     rlimit: int = 0
-    seconds: float = 0.0
 
     def __post_init__(self) -> None:
         with symbolic():
             self.t = symbolic_state(self.cfg, "renum")
-            self.out = _compact(self.cfg, self.t)
+            self.out = compact(self.cfg, self.t)
 
     def _prove(self, goal: Any, hyps: list[Any], what: str) -> bool:
         """One query: ``hyps`` imply ``goal`` (a fresh solver: the queries stay small)."""
         sol = z3.Solver()
         sol.add(*hyps)
         sol.add(z3.Not(goal))
-        t0 = time.monotonic()
         before = len(self.budget.queries)
         res = self.budget.check(sol, what=f"renumbering: {what}")
         self.queries += 1
         self.rlimit += self.budget.queries[before][2] if len(self.budget.queries) > before else 0
-        self.seconds += time.monotonic() - t0
         if res != z3.unsat:
             self.why = f"{what}: {res}"
         return res == z3.unsat
@@ -102,7 +101,7 @@ class Renumbering:
             return self.ready
         self.ready = False
         cfg, t, out = self.cfg, self.t, self.out
-        on_t = [t.zone[j] == STACK for j in range(cfg.n)] + [t.ab_kind[k] != AB_NONE for k in range(cfg.ability_slots)]
+        on_t = [on for on, _ in stack_entries(cfg, t)]
         ranks = [_term(x) for x in (*out.pos, *out.ab_pos)]
         below = _below(on_t, ranks)
         if below is None:
@@ -206,9 +205,7 @@ def stack_top(cfg: Config, s: State) -> Any:
     pigeonhole argument over the stack's entries."""
     from mtgcheck.model.logic import And, Implies, Or
 
-    ents = [(s.zone[j] == STACK, s.pos[j]) for j in range(cfg.n)] + \
-        [(s.ab_kind[k] != AB_NONE, s.ab_pos[k]) for k in range(cfg.ability_slots)]
-    return Implies(s.stack_size > 0, Or(*[And(on, p == s.stack_size - 1) for on, p in ents]))
+    return Implies(s.stack_size > 0, Or(*[And(on, p == s.stack_size - 1) for on, p in stack_entries(cfg, s)]))
 
 
 #: :func:`stack_top` as a state predicate the lemma proves after every step.
@@ -222,12 +219,13 @@ def after_every_step(cfg: Config, budget: Budget, props: Sequence[Property], aft
     compact(pre)``), by the renumbering lemma; only those that read no field but
     :data:`FIELDS` are tried, the lemma's facts proved once for all of them.  Also the
     facts of every state after a step, as terms over ``post`` (the relation's state after
-    the step, equal to ``after``): :data:`STACK_TOP`, if proved."""
+    the step, equal to ``after``): :data:`STACK_TOP`, if proved, whenever a state property
+    is to be proved (``no-deadlock`` needs it, and reads other fields)."""
     lemma = Renumbering(cfg, budget)
     proved = [p for p in props if p.kind == "state" and _reads(cfg, p, lemma.t) <= FIELDS
               and lemma.prove(p, after, pre)]
     facts = []
-    if lemma.ready and lemma.prove(STACK_TOP, after, pre):
+    if any(p.kind == "state" for p in props) and lemma.prove(STACK_TOP, after, pre):
         with symbolic():
             facts.append(_bool(stack_top(cfg, post)))
     return proved, facts, lemma
@@ -235,19 +233,12 @@ def after_every_step(cfg: Config, budget: Budget, props: Sequence[Property], aft
 
 def _reads(cfg: Config, p: Property, t: State) -> frozenset[str]:
     """The fields of the state the property's term reads."""
-    from .relation import constants
+    from .relation import constants, flat_field
 
-    field_of = {x.get_id(): f for f in FIELDS_ALL for x in (getattr(t, f) if isinstance(getattr(t, f), tuple)
-                                                            else (getattr(t, f),))}
+    field_of = {x.get_id(): f for f in FIELDS_ALL for x in flat_field(t, f)}
     with symbolic():
         term = _bool(p.pred(cfg, t))
     return frozenset(field_of[c.get_id()] for c in constants([term]) if c.get_id() in field_of)
-
-
-def _compact(cfg: Config, t: State) -> State:
-    from mtgcheck.model.zones import compact
-
-    return compact(cfg, t)
 
 
 def _below(on: list[Any], ranks: list[Any]) -> list[list[Any]] | None:
