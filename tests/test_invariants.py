@@ -168,6 +168,41 @@ def test_planechase_leaving_properties_are_proved() -> None:
     assert all(v.k == 0 and "invariant " in v.detail for v in vs)
 
 
+def test_a_candidate_out_of_its_first_limit_is_set_aside_then_given_back(monkeypatch: Any) -> None:
+    """A candidate's consecution first gets a small limit; out of it, the candidate is set
+    aside (not live, not refuted).  ``object-ids-fresh`` needs the object ids' bounds: with a
+    first limit of one unit, every bound is set aside, the step case without them has a
+    counterexample, and the bounds it breaks are given back with the whole share, which
+    closes them.  Those the counterexample does not break stay aside."""
+    from mtgcheck.checkers.z3bmc import closure as closure_mod
+    from mtgcheck.checkers.z3bmc.induction import prove_each
+    from mtgcheck.properties.catalogue import BY_ID
+
+    cfg, s0, enc = _setup()
+    budget = z3bmc.Budget(z3bmc.RLIMIT, time.monotonic() + 300)
+    nxt = next(e.col for e in inv.entries(cfg) if e.label == "next_oid")
+    bounds = [inv.Candidate(f"{e.label} < next_oid", "order", (lambda f, c=e.col: f[c] < f[nxt]))
+              for e in inv.entries(cfg) if e.decl.name == "oid"]
+    p = BY_ID["object-ids-fresh"]
+
+    monkeypatch.setattr(closure_mod, "FIRST_CANDIDATE_SHARE", z3bmc.RLIMIT)  # a limit of 1
+    closure = z3bmc.Closure(enc, bounds, budget, [p])
+    proved: dict[str, Any] = {}
+    prove_each(closure.path, [p], budget, proved, [], closure)
+    assert p.id in proved, closure.summary()
+    assert closure.whole_share and closure.whole_share <= closure.proven
+    assert not closure.whole_share & closure.set_aside
+    assert all(n in closure.whole_share or n in closure.set_aside or n not in closure.visited
+               for n in closure.cands), closure.summary()
+
+    # the same with the usual first limit: nothing is set aside, nothing given back
+    monkeypatch.undo()
+    plain = z3bmc.Closure(enc, bounds, budget, [p])
+    proved = {}
+    prove_each(plain.path, [p], budget, proved, [], plain)
+    assert p.id in proved and not plain.set_aside and not plain.whole_share
+
+
 def test_a_candidate_may_rest_on_a_property_being_proved() -> None:
     """Joint induction: ``turn != 0`` is not inductive alone (from turn -1, the next turn is
     0), but it is together with the state property ``turn >= 1``, a member of the closure

@@ -163,13 +163,17 @@ def prove_each(path: Path, todo: Sequence[Property], budget: Budget, proved: dic
                 done: list[Property], closure: Closure | None = None) -> None:
     """Try each property alone at the path's k; what is proved is assumed from then on.
     With ``closure``, a proof whose core names invariant candidates counts only once they
-    are closed into an inductive set; otherwise it is retried without the dropped one."""
+    are closed into an inductive set; otherwise it is retried without the dropped one.  A
+    step case with a counterexample is tried again if that breaks some candidate set aside
+    by its first, smaller limit (:meth:`Closure.reinstate`)."""
     for p in todo:
         while not budget.cut and p.id not in proved:
             res, _, core = path.attempt([p], budget)
             if res == z3.sat and path.last_cti is not None:
                 path.ctis[p.id] = path.last_cti
             if res != z3.unsat:
+                if closure is not None and res == z3.sat and closure.reinstate(p, path.sol.model()):
+                    continue  # again, with the candidates set aside that the counterexample breaks
                 if closure is not None:  # not inductive at k = 0: nothing may rest on it
                     closure.drop_property(p)
                 break
