@@ -7,6 +7,7 @@ consecution has a counterexample is dropped and the proof redone without it)."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from typing import Any
@@ -201,6 +202,39 @@ def test_a_candidate_out_of_its_first_limit_is_set_aside_then_given_back(monkeyp
     proved = {}
     prove_each(plain.path, [p], budget, proved, [], plain)
     assert p.id in proved and not plain.set_aside and not plain.whole_share
+
+
+def test_a_property_is_first_tried_on_what_is_closed_already() -> None:
+    """Once ``object-ids-fresh`` is proved, its bounds closed, a property with the same step
+    case is proved on the closed set alone: no consecution query, its core names no
+    candidate outside the closed set.  A property that does not follow (``turn == 1``) is
+    not proved so, and is not asked so again until more is closed."""
+    from mtgcheck.checkers.z3bmc.induction import prove_each
+    from mtgcheck.properties.catalogue import BY_ID, Property
+
+    cfg, s0, enc = _setup()
+    budget = z3bmc.Budget(z3bmc.RLIMIT, time.monotonic() + 300)
+    nxt = next(e.col for e in inv.entries(cfg) if e.label == "next_oid")
+    bounds = [inv.Candidate(f"{e.label} < next_oid", "order", (lambda f, c=e.col: f[c] < f[nxt]))
+              for e in inv.entries(cfg) if e.decl.name == "oid"]
+    fresh = BY_ID["object-ids-fresh"]
+    again = dataclasses.replace(fresh, id="object-ids-fresh-again")
+    closure = z3bmc.Closure(enc, bounds, budget, [fresh, again])
+    proved: dict[str, Any] = {}
+    prove_each(closure.path, [fresh], budget, proved, [], closure)
+    assert fresh.id in proved and closure.proven
+    asked = closure.queries
+    prove_each(closure.path, [again], budget, proved, [], closure)
+    assert again.id in proved and closure.queries == asked
+    what, res, *_ = budget.queries[-1]  # one query, on the closed set alone
+    assert what.endswith("(closed)") and res == "unsat", budget.queries[-3:]
+    named = {n.removeprefix("invariant ") for n in proved[again.id].core if n.startswith("invariant ")}
+    assert named <= closure.proven, named
+
+    one = Property("turn-is-one", (), "", "state", lambda c, s: s.turn == 1)
+    assert closure.on_closed(one) is None
+    before = closure.path.queries
+    assert closure.on_closed(one) is None and closure.path.queries == before
 
 
 def test_a_candidate_may_rest_on_a_property_being_proved() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Collection, Sequence
 
 import z3
 
@@ -26,6 +26,9 @@ STEP_SHARE = 4
 #: queries in 4.6 s; on ``plot``, 100 in 12 s with invariants Houdini later drops).  The split stops,
 #: unknown, once its queries together have spent this many times :data:`RLIMIT`.
 SPLIT_RLIMITS = 20
+#: The limit of a property's first try on the candidates closed so far alone
+#: (:meth:`Path.attempt` with ``closed``), as a fraction of :data:`RLIMIT`.
+CLOSED_SHARE = 10
 
 
 class Path:
@@ -100,19 +103,31 @@ class Path:
         return all(n[4:] in self.live if n.startswith("inv:") else n in self.hyp_live if n.startswith("hyp:")
                    else True for n in names)
 
-    def attempt(self, cands: Sequence[Property], budget: Budget) -> tuple[Any, list[Property], list[str]]:
+    def attempt(self, cands: Sequence[Property], budget: Budget,
+                closed: Collection[str] | None = None) -> tuple[Any, list[Property], list[str]]:
         """One query: the candidates, assumed on the first k steps, all hold on step k.
 
         Returns the result, the candidates a counterexample to induction breaks (sat), and
-        the unsat core's names (unsat): guard conditions with their CR rules, and facts."""
+        the unsat core's names (unsat): guard conditions with their CR rules, and facts.
+
+        ``closed``: the query assumes only these invariant candidates (a set already closed
+        into an inductive one) and no property still to prove, with a smaller limit
+        (:data:`CLOSED_SHARE`) and no split: a first try, which needs no closing if it is
+        unsat."""
         self.queries += 1
         go = z3.Bool(f"go:{self.k}:{self.queries}")
         viol = {p.id: self.un.violation(p, self.k) for p in cands}
         self.sol.add(z3.Implies(go, z3.And(*[self.holds(p, self.k) for p in cands], z3.Or(list(viol.values())))))
         what = f"k={self.k} {'+'.join(p.id for p in cands)}"
         share = 1 if self.k == 0 else STEP_SHARE
-        assumptions = [*self.enc.en.values(), *self.facts.values(), *self.live_lits(), go]
-        res, core = self.ask(assumptions, budget, what, share)
+        if closed is None:
+            assumptions = [*self.enc.en.values(), *self.facts.values(), *self.live_lits(), go]
+            res, core = self.ask(assumptions, budget, what, share)
+        else:
+            assumptions = [*self.enc.en.values(), *self.facts.values(),
+                           *[lit for n, lit in self.inv_lits.items() if n in closed], go]
+            res = budget.check(self.sol, *assumptions, what=f"{what} (closed)", share=CLOSED_SHARE)
+            core = [str(lit) for lit in self.sol.unsat_core()] if res == z3.unsat else []
         self.last_support = [n[4:] for n in core if n.startswith("inv:")] + [n for n in core if n.startswith("hyp:")]
         if res == z3.sat:
             m = self.sol.model()
