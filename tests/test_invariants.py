@@ -91,9 +91,19 @@ def test_mined_candidates_hold_on_the_sample() -> None:
         assert all(c.build(f) for c in cands)
 
 
-def test_a_candidate_that_is_not_inductive_is_dropped() -> None:
+def _whole_share_at_once(monkeypatch: Any) -> None:
+    """Every consecution with the whole share from the first query: what these tests decide
+    is whether a candidate is inductive, not whether it fits the smaller first limit
+    (``turn == 1``'s counterexample takes Z3 more than that; out of it, it is only set aside)."""
+    from mtgcheck.checkers.z3bmc import closure as closure_mod
+
+    monkeypatch.setattr(closure_mod, "FIRST_CANDIDATE_SHARE", closure_mod.CANDIDATE_SHARE)
+
+
+def test_a_candidate_that_is_not_inductive_is_dropped(monkeypatch: Any) -> None:
     """``turn == 1`` holds in every initial placement but not after the turn ends; the
     object ids' bound holds and is inductive.  The closure keeps the second only."""
+    _whole_share_at_once(monkeypatch)
     cfg, s0, enc = _setup()
     turn = next(e.col for e in inv.entries(cfg) if e.label == "turn")
     ids = [(e.col, e.label) for e in inv.entries(cfg) if e.decl.name == "oid"]
@@ -114,6 +124,7 @@ def test_a_candidate_that_is_not_inductive_is_dropped() -> None:
     assert not closure.close([bad.name]) and bad.name not in closure.live
     assert closure.close([good[0].name]) and good[0].name in closure.proven
     assert closure.proven <= {c.name for c in good}
+    assert not closure.set_aside  # refuted, not out of a limit
 
 
 def test_proofs_name_the_invariants_they_rest_on() -> None:
@@ -237,13 +248,14 @@ def test_a_property_is_first_tried_on_what_is_closed_already() -> None:
     assert closure.on_closed(one) is None and closure.path.queries == before
 
 
-def test_a_candidate_may_rest_on_a_property_being_proved() -> None:
+def test_a_candidate_may_rest_on_a_property_being_proved(monkeypatch: Any) -> None:
     """Joint induction: ``turn != 0`` is not inductive alone (from turn -1, the next turn is
     0), but it is together with the state property ``turn >= 1``, a member of the closure
     whose consecution is its own step case.  A property that is not inductive (``turn == 1``)
     rescues nothing: its step case fails, and the candidate resting on it is dropped."""
     from mtgcheck.properties.catalogue import Property
 
+    _whole_share_at_once(monkeypatch)
     cfg, s0, enc = _setup()
     turn = next(e.col for e in inv.entries(cfg) if e.label == "turn")
     cand = inv.Candidate("turn != 0", "range", lambda f: f[turn] != 0)
@@ -264,6 +276,7 @@ def test_a_candidate_may_rest_on_a_property_being_proved() -> None:
     assert not wrong.close([cand.name])  # it rested on turn == 1, whose step case fails
     assert "hyp:turn-is-one" not in wrong.path.hyp_live and cand.name in wrong.live
     assert not wrong.close([cand.name]) and cand.name not in wrong.live
+    assert not alone.set_aside and not wrong.set_aside  # refuted, not out of a limit
 
 
 def test_ability_slots_against_the_spells_below_them() -> None:

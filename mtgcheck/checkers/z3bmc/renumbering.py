@@ -83,9 +83,10 @@ class Renumbering:
 
     def _prove(self, goal: Any, hyps: list[Any], what: str) -> bool:
         """One query: ``hyps`` imply ``goal`` (a fresh solver: the queries stay small)."""
-        sol = z3.Solver()
-        sol.add(*hyps)
-        sol.add(z3.Not(goal))
+        ctx = z3.Context()
+        sol = z3.Solver(ctx=ctx)
+        sol.add(*[h.translate(ctx) for h in hyps])
+        sol.add(z3.Not(goal).translate(ctx))
         before = len(self.budget.queries)
         res = self.budget.check(sol, what=f"renumbering: {what}")
         self.queries += 1
