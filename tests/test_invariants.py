@@ -241,6 +241,7 @@ def test_a_property_is_first_tried_on_what_is_closed_already() -> None:
     assert what.endswith("(closed)") and res == "unsat", budget.queries[-3:]
     named = {n.removeprefix("invariant ") for n in proved[again.id].core if n.startswith("invariant ")}
     assert named <= closure.proven, named
+    assert named <= closure.visited  # recorded as used: the next run's hints name them
 
     one = Property("turn-is-one", (), "", "state", lambda c, s: s.turn == 1)
     assert closure.on_closed(one) is None

@@ -59,8 +59,11 @@ def closed_invariants(enc: Encoding, conf: CheckConfig, todo: Sequence[Property]
     if not found.complete:
         return None
     names = set(hints)
+    # No candidate set aside by a smaller first limit: no property's counterexample to
+    # induction would give it back here (:meth:`Closure.reinstate`), and a state property
+    # resting on it would be left out of BMC's constraints.
     closure = Closure(enc, [c for c in found.live if not names or c.name in names], budget, todo,
-                       split_first=split_hints, intervals=not names)
+                       split_first=split_hints, intervals=not names, set_aside=False)
     closure.close_all()
     # The properties too: their consecution was asked with the chunks (``close_all``), so
     # closing them mostly reads the supports already found.
@@ -104,7 +107,8 @@ class Closure:
     proof touches is never examined."""
 
     def __init__(self, enc: Encoding, cands: Sequence[Any], budget: Budget, props: Sequence[Property] = (),
-                 proven: Collection[str] = (), split_first: Collection[str] = (), intervals: bool = False) -> None:
+                 proven: Collection[str] = (), split_first: Collection[str] = (), intervals: bool = False,
+                 set_aside: bool = True) -> None:
         self.enc, self.budget = enc, budget
         #: Members whose chunk an earlier run had to split (the manifest's ``split``): such a
         #: chunk is asked one transition at a time at once, not first whole to run out of its
@@ -122,8 +126,11 @@ class Closure:
         #: The candidates out of their first limit (:data:`FIRST_CANDIDATE_SHARE`), set
         #: aside: not live, not refuted; and those given back, whose consecution gets the
         #: whole share (:data:`CANDIDATE_SHARE`) from then on (:meth:`reinstate`).
+        #: ``set_aside=False``: the whole share at once, for a closure with no property's
+        #: counterexample to give a candidate back (:func:`closed_invariants`).
         self.set_aside: set[str] = set()
         self.whole_share: set[str] = set()
+        self.first_share = FIRST_CANDIDATE_SHARE if set_aside else CANDIDATE_SHARE
         self._closed_tried: dict[str, int] = {}  # property -> len(proven) when last tried on it alone
         self.queries = 0
         self.path = Path(enc, 0)
@@ -184,7 +191,7 @@ class Closure:
         self.queries += 1
         res = self.budget.check(self.path.sol, *self.enc.en.values(), *self.path.facts.values(),
                                 *self.path.live_lits(), self._goal[name], what=f"invariant {name}",
-                                share=CANDIDATE_SHARE if name in self.whole_share else FIRST_CANDIDATE_SHARE)
+                                share=CANDIDATE_SHARE if name in self.whole_share else self.first_share)
         if res == z3.unsat:
             return self._core_support()
         if res == z3.sat:
@@ -192,7 +199,7 @@ class Closure:
             for other in sorted(self.live | self.path.hyp_live):
                 if other != name and not z3.is_true(m.eval(self._after(other), model_completion=True)):
                     self._drop(other)
-        elif name not in self.whole_share and not self.budget.cut:
+        elif name not in self.whole_share and self.first_share != CANDIDATE_SHARE and not self.budget.cut:
             self.set_aside.add(name)  # out of its first limit: not refuted
         return None
 
@@ -211,7 +218,12 @@ class Closure:
             return None
         self._closed_tried[p.id] = len(self.proven)
         res, _, core = self.path.attempt([p], self.budget, closed=self.proven)
-        return core if res == z3.unsat else None
+        if res != z3.unsat:
+            return None
+        # what the proof used, as a walk would have named it: the interval-proven among them
+        # are recorded for the next run (the manifest's hints; ``summary``)
+        self.visited.update(self.path.last_support)
+        return core
 
     def reinstate(self, p: Property, cti: z3.ModelRef) -> bool:
         """``p``'s step case has the counterexample ``cti`` (a model of the path): whether
