@@ -19,7 +19,7 @@ from mtgcheck.configs import SMALL
 from mtgcheck.model.actions import catalogue, legal_actions, step
 from mtgcheck.model.logic import symbolic
 from mtgcheck.model.setup import build
-from mtgcheck.model.state import equal_states
+from mtgcheck.model.state import equal_states, flat
 
 RITES = SMALL["break-rites"]
 
@@ -98,6 +98,30 @@ def _whole_share_at_once(monkeypatch: Any) -> None:
     from mtgcheck.checkers.z3bmc import closure as closure_mod
 
     monkeypatch.setattr(closure_mod, "FIRST_CANDIDATE_SHARE", closure_mod.CANDIDATE_SHARE)
+
+
+def test_initiation_reads_the_candidates_on_the_models_state() -> None:
+    """Initiation evaluates the candidates in Python on the state a model of the initial
+    states gives (as mining does on sampled states): on such states, every mined candidate
+    of the position evaluates as the model evaluates its term."""
+    cfg, s0, enc = _setup()
+    cands = inv.mine(cfg, inv.sample(cfg, [s0], cap=400))
+    sol = z3.Solver()
+    st = z3bmc.symbolic_state(cfg, "t")
+    with symbolic():
+        sol.add(z3bmc.initial_placements(cfg, s0, st))
+    f = flat(st)
+    terms = [c.build(f) for c in cands]
+    seen = 0
+    for _ in range(5):
+        assert sol.check() == z3.sat
+        m = sol.model()
+        values = [m.eval(x, model_completion=True).as_long() for x in f]
+        for c, t in zip(cands, terms, strict=True):
+            assert c.build(values) == z3.is_true(m.eval(t, model_completion=True)), c.name
+            seen += 1
+        sol.add(z3.Or([x != v for x, v in zip(f, values, strict=True)]))  # another initial state
+    assert seen >= 5 * 100
 
 
 def test_a_candidate_that_is_not_inductive_is_dropped(monkeypatch: Any) -> None:
