@@ -131,3 +131,18 @@ def test_no_deadlock_is_proved_on_a_twelve_slot_position_with_the_top_of_the_sta
     conf = load_config(ROOT / "examples" / "scale" / "03-plot-12.json")
     vs = z3bmc.check(conf, [BY_ID["stack-ordered"], BY_ID["no-deadlock"]], depth=3, timeout=600)
     assert [v.status for v in vs] == [PROVED, PROVED]
+
+
+def test_the_closing_for_bmc_alone_takes_the_lemmas_properties_unclosed() -> None:
+    """The closure for BMC alone (``closed_invariants``, hints from a manifest) assumes what
+    the lemma proves after every step instead of closing it: ``stack-ordered`` is among the
+    properties that constrain BMC with no candidate at all (a hint that names none), and it
+    is a fact of the closure's path, not a member whose step case must close."""
+    from mtgcheck.checkers.z3bmc.closure import closed_invariants
+
+    enc = _enc()
+    conf = SMALL["break-bolt"]
+    closed = closed_invariants(enc, conf, [BY_ID["stack-ordered"]], None, _budget(), ("no such candidate",), 300)
+    assert closed is not None and not closed.proven_candidates()
+    assert [p.id for p in closed.proven_properties()] == ["stack-ordered"]
+    assert "fact:stack-ordered" in closed.path.facts and "hyp:stack-ordered" not in closed.props

@@ -16,7 +16,7 @@ from .closure import Closure
 from .lemmas import strengthen_with_lemmas
 from .path import Path
 from .relation import Encoding
-from .renumbering import Renumbering, after_every_step
+from .renumbering import Renumbering, prove_renumbered
 
 
 #: Largest k tried by k-induction; the base case is the BMC run, so k is also at most the
@@ -94,13 +94,7 @@ class Induction:
         """The state properties the final renumbering of every step decides
         (``renumbering.py``: ``stack-ordered``) are proved by its lemma, with no induction
         hypothesis, before any invariant is mined for them; the others are left."""
-        enc = self.enc
-        if enc.settled is None or enc.renumbered_from is None:
-            return todo
-        done, facts, self.renumbering = after_every_step(enc.cfg, self.budget, todo, enc.settled,
-                                                         enc.renumbered_from, enc.b)
-        for fact in facts:
-            enc.add_step_fact(fact)
+        done, self.renumbering = prove_renumbered(self.enc, self.budget, todo)
         for p in done:
             self.proved[p.id] = Proof(0, ["renumbering lemma"])
             self.done.append(p)

@@ -232,6 +232,20 @@ def after_every_step(cfg: Config, budget: Budget, props: Sequence[Property], aft
     return proved, facts, lemma
 
 
+def prove_renumbered(enc: Any, budget: Budget, props: Sequence[Property]) -> tuple[list[Property],
+                                                                                 Renumbering | None]:
+    """:func:`after_every_step` on the encoding ``enc`` (a :class:`.relation.Encoding`): the
+    properties it proves, and its lemma; the facts of every step it proves are conjoined to
+    the relation (``Encoding.add_step_fact``).  Nothing if the relation does not end with
+    the renumbering."""
+    if enc.settled is None or enc.renumbered_from is None:
+        return [], None
+    done, facts, lemma = after_every_step(enc.cfg, budget, props, enc.settled, enc.renumbered_from, enc.b)
+    for fact in facts:
+        enc.add_step_fact(fact)
+    return done, lemma
+
+
 def _reads(cfg: Config, p: Property, t: State) -> frozenset[str]:
     """The fields of the state the property's term reads."""
     from .relation import constants, flat_field
