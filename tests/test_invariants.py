@@ -91,6 +91,14 @@ def test_mined_candidates_hold_on_the_sample() -> None:
         assert all(c.build(f) for c in cands)
 
 
+def _oid_bounds(cfg: Any) -> list[inv.Candidate]:
+    """``oid[j] < next_oid`` for every card slot: inductive, and what ``object-ids-fresh``
+    needs (a card that moves gets an id no object has)."""
+    nxt = next(e.col for e in inv.entries(cfg) if e.label == "next_oid")
+    return [inv.Candidate(f"{e.label} < next_oid", "order", (lambda f, c=e.col: f[c] < f[nxt]))
+            for e in inv.entries(cfg) if e.decl.name == "oid"]
+
+
 def _whole_share_at_once(monkeypatch: Any) -> None:
     """Every consecution with the whole share from the first query: what these tests decide
     is whether a candidate is inductive, not whether it fits the smaller first limit
@@ -130,10 +138,8 @@ def test_a_candidate_that_is_not_inductive_is_dropped(monkeypatch: Any) -> None:
     _whole_share_at_once(monkeypatch)
     cfg, s0, enc = _setup()
     turn = next(e.col for e in inv.entries(cfg) if e.label == "turn")
-    ids = [(e.col, e.label) for e in inv.entries(cfg) if e.decl.name == "oid"]
-    nxt = next(e.col for e in inv.entries(cfg) if e.label == "next_oid")
     bad = inv.Candidate("turn == 1", "range", lambda f: f[turn] == 1)
-    good = [inv.Candidate(f"{lab} < next_oid", "order", (lambda f, c=c: f[c] < f[nxt])) for c, lab in ids]
+    good = _oid_bounds(cfg)
     budget = z3bmc.Budget(z3bmc.RLIMIT, time.monotonic() + 300)
 
     def init(st):  # type: ignore[no-untyped-def]
@@ -216,9 +222,7 @@ def test_a_candidate_out_of_its_first_limit_is_set_aside_then_given_back(monkeyp
 
     cfg, s0, enc = _setup()
     budget = z3bmc.Budget(z3bmc.RLIMIT, time.monotonic() + 300)
-    nxt = next(e.col for e in inv.entries(cfg) if e.label == "next_oid")
-    bounds = [inv.Candidate(f"{e.label} < next_oid", "order", (lambda f, c=e.col: f[c] < f[nxt]))
-              for e in inv.entries(cfg) if e.decl.name == "oid"]
+    bounds = _oid_bounds(cfg)
     p = BY_ID["object-ids-fresh"]
 
     monkeypatch.setattr(closure_mod, "FIRST_CANDIDATE_SHARE", z3bmc.RLIMIT)  # a limit of 1
@@ -249,9 +253,7 @@ def test_a_property_is_first_tried_on_what_is_closed_already() -> None:
 
     cfg, s0, enc = _setup()
     budget = z3bmc.Budget(z3bmc.RLIMIT, time.monotonic() + 300)
-    nxt = next(e.col for e in inv.entries(cfg) if e.label == "next_oid")
-    bounds = [inv.Candidate(f"{e.label} < next_oid", "order", (lambda f, c=e.col: f[c] < f[nxt]))
-              for e in inv.entries(cfg) if e.decl.name == "oid"]
+    bounds = _oid_bounds(cfg)
     fresh = BY_ID["object-ids-fresh"]
     again = dataclasses.replace(fresh, id="object-ids-fresh-again")
     closure = z3bmc.Closure(enc, bounds, budget, [fresh, again])

@@ -603,10 +603,11 @@ def _true_on(c: Candidate, values: Sequence[int], m: z3.ModelRef, term: Any) -> 
 def _conjunction(terms: Sequence[Any]) -> Any:
     """``z3.And(terms)`` for Boolean terms, without z3py's coercion of each one (thousands
     of candidates, once per round of :func:`initially_true`)."""
+    from .z3bmc.budget import ast_array
+
     terms = [z3.BoolVal(t) if isinstance(t, bool) else t for t in terms]
     ctx = terms[0].ctx
-    arr = (z3.Ast * len(terms))(*[t.as_ast() for t in terms])
-    return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), len(terms), arr), ctx)
+    return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), len(terms), ast_array(terms)), ctx)
 
 
 @dataclass

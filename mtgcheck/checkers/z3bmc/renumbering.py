@@ -45,7 +45,7 @@ the others (``order``, ``greatest``): 702 queries and about 26M on 18 entries
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import z3
 
@@ -56,6 +56,9 @@ from mtgcheck.model.zones import COMPACT_READS, COMPACT_WRITES, compact, stack_e
 from mtgcheck.properties.base import Property
 
 from .budget import Budget
+
+if TYPE_CHECKING:
+    from .relation import Encoding
 
 
 #: The fields ``compact`` reads and writes: a state property that reads no other field is
@@ -232,10 +235,10 @@ def after_every_step(cfg: Config, budget: Budget, props: Sequence[Property], aft
     return proved, facts, lemma
 
 
-def prove_renumbered(enc: Any, budget: Budget, props: Sequence[Property]) -> tuple[list[Property],
-                                                                                 Renumbering | None]:
-    """:func:`after_every_step` on the encoding ``enc`` (a :class:`.relation.Encoding`): the
-    properties it proves, and its lemma; the facts of every step it proves are conjoined to
+def prove_renumbered(enc: Encoding, budget: Budget,
+                     props: Sequence[Property]) -> tuple[list[Property], Renumbering | None]:
+    """:func:`after_every_step` on the relation ``enc``: the properties it proves, and its
+    lemma; the facts of every step it proves are conjoined to
     the relation (``Encoding.add_step_fact``).  Nothing if the relation does not end with
     the renumbering."""
     if enc.settled is None or enc.renumbered_from is None:
