@@ -291,7 +291,8 @@ def test_make_your_own_luck_looks_at_forges_top_three_and_the_choice_is_ours() -
     # choice is the model's pending `make-your-own-luck`, answered by `choose`, the card exiled
     # plotted, the rest to the hand (CR 702.170c), then the hand of more than seven discards
     # down (CR 514.1), all compared with the rules. Whether Forge's top three hold a nonland
-    # card is its shuffle's: up to three games, until one has the choice.
+    # card is its shuffle's (Forge takes no seed): in 2 of 11 measured games they held none, so
+    # up to eight games, until one has the choice (all eight without one: about 1 run in 10^6).
     def luck(cfg: Config, s: State, a: Action) -> bool:
         return a.verb == "cast" and cfg.slots[a.card].card.name == "Make Your Own Luck"
 
@@ -300,14 +301,14 @@ def test_make_your_own_luck_looks_at_forges_top_three_and_the_choice_is_ours() -
 
     deck = ["Make Your Own Luck"] * 3 + ["Think Twice"] * 5 + ["Forest"] * 6 + ["Island"] * 6
     chosen = []
-    for _ in range(3):
+    for _ in range(8):
         tr, met = _play_for([deck, deck], [luck, pick_one], max_steps=240, after=30)
         assert tr.divergence is None, tr.divergence.why
         assert met, f"Make Your Own Luck not cast in {len(tr.actions)} actions"
         if len(met) == 2:
             chosen.append(tr.actions[met[1]])
             break
-    assert chosen and chosen[0]["do"] == "choose", "no nonland card among Forge's top three in three games"
+    assert chosen and chosen[0]["do"] == "choose", "no nonland card among Forge's top three in eight games"
 
 
 def test_kicked_burst_lightning_deals_four() -> None:
