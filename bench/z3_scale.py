@@ -11,6 +11,12 @@ verdict.  The slope between two rungs (seconds and rlimit per added slot) says w
 cost grows faster than linearly in the slots.  rlimit is Z3's deterministic work counter:
 on a shared machine it is the figure to compare, the seconds move with the load (printed).
 
+Slots are not the only axis: a card that targets a spell (Counterspell) is a transition per
+spell it can target, a choice of two cards to discard (Faithless Looting) one per pair, so
+the relation a query reasons over can grow faster than the slots.  Each position's row
+gives its transitions and the distinct terms of its step relation (:func:`relation_terms`,
+built again outside the timed run), and the rlimit per thousand of those terms.
+
     python bench/z3_scale.py [--position FILE ...] [--property ID ...] [--timeout 900] [--write] [--profile] [--reuse]
 
 ``--property ID`` checks only that property (BMC and induction as above, the others not
@@ -40,9 +46,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+import z3
+
 from mtgcheck.checkers import z3bmc
+from mtgcheck.checkers.z3bmc.relation import Encoding
 from mtgcheck.checkers.result import PROVED
 from mtgcheck.configs import CheckConfig, load_config
+from mtgcheck.errors import MtgcheckError
 from mtgcheck.model.setup import build
 from mtgcheck.properties.base import Property
 from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
@@ -140,6 +150,26 @@ def profile(r: dict[str, Any]) -> None:
             print(f"    {c[1]:7.1f}M {c[2]:6.1f} s  x{int(c[0])}  {k}")
 
 
+def relation_terms(conf: CheckConfig) -> tuple[int, int]:
+    """The position's transitions and the distinct terms (a DAG's nodes) of its step
+    relation, :class:`.relation.Encoding`'s ``step_rel``: the size of what every induction
+    query reasons over.  Counted through Z3's C API (0.8 s on ``04-plot-14``; z3py's
+    ``children()`` took 3.4 s)."""
+    cfg, s0 = build(conf.position)
+    enc = Encoding.build(cfg, s0)
+    ctx, seen, todo = enc.step_rel.ctx.ref(), set(), [enc.step_rel.as_ast()]
+    while todo:
+        a = todo.pop()
+        i = z3.Z3_get_ast_id(ctx, a)
+        if i in seen:
+            continue
+        seen.add(i)
+        if z3.Z3_get_ast_kind(ctx, a) == z3.Z3_APP_AST:
+            app = z3.Z3_to_app(ctx, a)
+            todo.extend(z3.Z3_get_app_arg(ctx, app, j) for j in range(z3.Z3_get_app_num_args(ctx, app)))
+    return len(enc.actions), len(seen)
+
+
 def same_shape(conf: CheckConfig) -> CheckConfig:
     """Another position of ``conf``'s shape (the same configuration): player 0 starts at 7 life."""
     pos = dataclasses.replace(conf.position, life=(7, *conf.position.life[1:]))
@@ -160,7 +190,9 @@ def run(path: Path | CheckConfig, timeout: float, reuse: bool = False,
         c = cost.setdefault(owner(what, ids), [0.0, 0.0])
         c[0] += m
         c[1] += s
+    transitions, terms = relation_terms(conf)
     return {"name": conf.name, "slots": cfg.n, "players": cfg.players, "wall": wall,
+            "transitions": transitions, "terms": terms,
             "proved": sum(v.status == PROVED for v in vs), "checked": len(vs),
             "rlimit": vs[0].stats.get("induction_rlimit", 0) / 1e6, "cost": cost,
             "status": {v.property: v.status for v in vs}, "verdict": vs[0],
@@ -210,6 +242,11 @@ def main() -> None:
         ap.error("--write records the whole catalogue's tables: drop --property")
     only = [BY_ID[i] for i in args.property] if args.property else None
     paths = args.position or sorted(LADDER.glob("*.json"))
+    for p in paths:
+        try:
+            load_config(p)
+        except MtgcheckError as exc:
+            ap.error(str(exc))
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     if args.reuse:
         header = ["position", "run", "proved", "s", "rlimit (M)", "consecution queries", "names reused"]
@@ -233,6 +270,7 @@ def main() -> None:
         print(f"{r['name']:<16} slots {r['slots']:>2}  players {r['players']}  proved {r['proved']}/{r['checked']}"
               f"  {r['wall']:7.1f} s  rlimit {r['rlimit']:8.1f}M (closure {closing:.1f}M)"
               f"  {r['wall'] / r['slots']:.2f} s/slot  {r['rlimit'] / r['slots']:.1f}M/slot"
+              f"  {r['transitions']} transitions, {r['terms']:,} terms: {1000 * r['rlimit'] / r['terms']:.2f}M per 1,000"
               f"  load {os.getloadavg()[0]:.2f}", flush=True)
         if args.profile:
             profile(r)
@@ -252,10 +290,11 @@ def tables(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
             slope = f"{(r['rlimit'] - prev['rlimit']) / d:.1f}M, {(r['wall'] - prev['wall']) / d:.1f} s"
         summary.append([r["name"], r["slots"], r["players"], f"{r['proved']}/{r['checked']}", round(r["wall"], 1),
                         round(r["rlimit"], 1), round(r["cost"].get("closure", [0.0])[0], 1),
-                        round(r["rlimit"] / r["slots"], 1), slope])
+                        round(r["rlimit"] / r["slots"], 1), slope, r["transitions"], r["terms"],
+                        round(1000 * r["rlimit"] / r["terms"], 2)])
         prev = r
     header = ["position", "slots", "players", "proved", "s", "rlimit (M)", "closure (M)", "M per slot",
-              "per added slot"]
+              "per added slot", "transitions", "relation terms", "M per 1,000 terms"]
     print()
     print("\t".join(header))
     for row in summary:
@@ -284,7 +323,10 @@ def tables(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
         write_section("Z3 proof cost on the scale ladder", header, summary, script=cmd,
                       note="Z3 from scratch (no manifest), BMC to depth 3 and k-induction, one position at a time. "
                            "rlimit is Z3's deterministic work counter (compare it; the seconds follow the load). "
-                           "`per added slot`: the growth from the rung above with as many players.")
+                           "`per added slot`: the growth from the rung above with as many players. "
+                           "`relation terms`: the distinct terms of the step relation every query reasons "
+                           "over (a card targeting spells is a transition per target, a choice of two "
+                           "cards one per pair), and the rlimit per thousand of them.")
         write_section("Z3 proof cost per property on the scale ladder", dheader, detail, script=cmd,
                       note="Per property, the rlimit and seconds of its own step-case queries (whole or split by "
                            "transition) and its verdict; `renumbering` is the facts of the renumbering lemma "
