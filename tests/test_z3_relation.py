@@ -1,18 +1,19 @@
 """The relation's shared renumbering reaches the model only through the hook the model
 declares (``model.zones.SHARED_COMPACT``), only while the relation is built, and only for
 the configuration it was built for: no module of the model is patched, and nothing of it
-outlives the build (a concrete run or another configuration's build never sees it)."""
+outlives the build (a concrete run or another configuration's build never sees it).  The
+one final renumbering shared by the effects that end with one is each one's own."""
 
 from __future__ import annotations
 
 import z3
 
 from mtgcheck.checkers import z3bmc
-from mtgcheck.configs import BUILTIN
+from mtgcheck.configs import BUILTIN, SMALL
 from mtgcheck.model import zones
 from mtgcheck.model.logic import symbolic
 from mtgcheck.model.setup import build
-from mtgcheck.model.state import equal_states
+from mtgcheck.model.state import equal_states, flat
 
 
 def test_the_shared_renumbering_is_the_models_own_and_lives_only_while_the_relation_is_built() -> None:
@@ -36,3 +37,34 @@ def test_the_shared_renumbering_is_the_models_own_and_lives_only_while_the_relat
             sol = z3.Solver()
             sol.add(z3.Not(equal_states(fast, own)))
         assert sol.check() == z3.unsat  # the same terms, whichever way they were built
+
+
+def test_the_one_final_renumbering_is_each_transitions_own_in_every_state() -> None:
+    """Proved for every state, not sampled: the relation's ``m`` (after the action, before
+    the state-based actions), with ``act == i``, is transition i's own effect, for every i.
+    Most effects end with a renumbering of the positions, built once for all of them
+    (``relation.factored_compaction``); ``settle`` renumbers again after it, so a wrong
+    renumbering there would seldom show in a successor state of random play.  Each entry
+    of ``m`` is its equation's right side with ``act`` set to i and ``m``'s own entries
+    replaced by theirs (``P`` reads ``m``'s zones), and Z3 shows it equal to the effect's."""
+    rites = SMALL["break-rites"]
+    cfg, s0 = build(rites.position)
+    with z3bmc.fresh_context():
+        enc = z3bmc.Encoding.build(cfg, s0)
+        assert enc.m is not None and enc.factored >= len(enc.actions) // 2
+        fm = flat(enc.m)
+        index = {x.get_id(): j for j, x in enumerate(fm)}
+        rhs = {index[c.arg(0).get_id()]: c.arg(1) for c in enc.step_rel.children()
+               if z3.is_eq(c) and c.arg(0).get_id() in index}
+        assert len(rhs) == len(fm)  # one equation per entry of ``m``: the frame form
+        differ = []
+        for i in range(len(enc.actions)):
+            at_i = {j: z3.substitute(r, (enc.act, z3.IntVal(i))) for j, r in rhs.items()}
+            pairs = [(fm[j], v) for j, v in at_i.items()]
+            effect = flat(enc.raw[i])
+            diffs = [z3.substitute(v, *pairs) != z3bmc.relation.as_term(effect[j]) for j, v in at_i.items()]
+            sol = z3.Solver()
+            sol.set("timeout", 10_000)
+            if sol.check(z3.Or(diffs)) != z3.unsat:
+                differ.append(f"{i} {enc.actions[i].verb}")
+        assert not differ, differ

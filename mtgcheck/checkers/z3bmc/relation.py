@@ -61,6 +61,35 @@ class SharedCompaction:
         self.cfg = cfg
         self._shared: Any = None  # the substituting compact, once built (False: not applicable)
         self._before: Any = None
+        #: Every call of the substituting ``compact``: (its input, its output).
+        self.calls: list[tuple[State, State]] = []
+
+    def applies(self) -> bool:
+        """Whether the shared ``compact`` is in use (built, and the model's function declares
+        what it reads and writes)."""
+        return bool(self._shared)
+
+    def last_of(self, start: int, effect: State) -> State | None:
+        """The input of the last compaction since call ``start`` if ``effect`` is exactly its
+        output: the fields it writes are its output's terms and the others it reads are its
+        input's, so nothing after it changed them.  Then ``effect == compact(input)`` (see
+        :func:`factored_compaction`); else None."""
+        from mtgcheck.model import zones
+
+        if not self._shared or len(self.calls) <= start:
+            return None
+        before, out = self.calls[-1]
+        same = all(as_term(x).eq(as_term(y)) for f in zones.COMPACT_WRITES
+                   for x, y in zip(flat_field(effect, f), flat_field(out, f), strict=True)) and \
+            all(as_term(x).eq(as_term(y)) for f in zones.COMPACT_READS if f not in zones.COMPACT_WRITES
+                for x, y in zip(flat_field(effect, f), flat_field(before, f), strict=True))
+        return before if same else None
+
+    def __call__(self, s: State) -> State:
+        """``compact`` over ``s``, not recorded."""
+        out = self._shared(self.cfg, s)
+        self.calls.pop()
+        return out
 
     def _prepare(self) -> Any:
         """The substituting ``compact``, built on the first entry and kept, so that a reader
@@ -85,8 +114,10 @@ class SharedCompaction:
                 return None  # built for another configuration: the model builds its own
             pairs = [(x, as_term(y)) for x, y in zip(src, (y for f in zones.COMPACT_READS for y in getattr(s, f)), strict=True)]
             sub = (lambda v: z3.substitute(v, *pairs))  # noqa: E731
-            return s.replace(**{f: tuple(sub(as_term(x)) for x in v) if isinstance(v, tuple) else sub(as_term(v))
-                                for f, v in res.items()})
+            out = s.replace(**{f: tuple(sub(as_term(x)) for x in v) if isinstance(v, tuple) else sub(as_term(v))
+                               for f, v in res.items()})
+            self.calls.append((s, out))
+            return out
 
         return compact
 
@@ -104,6 +135,67 @@ class SharedCompaction:
         from mtgcheck.model import zones
 
         zones.SHARED_COMPACT[0] = self._before
+
+
+def by_transition(act: Any, default: Any, values: Sequence[tuple[int, Any]]) -> Any:
+    """The term that is ``v`` when ``act == i`` for each ``(i, v)`` of ``values``, else
+    ``default``: an ``If`` chain with one branch per distinct value (the transitions writing
+    the same term share it)."""
+    groups: dict[int, tuple[Any, list[int]]] = {}
+    for i, v in values:
+        groups.setdefault(v.get_id(), (v, []))[1].append(i)
+    out = default
+    for v, idx in reversed(list(groups.values())):
+        out = z3.If(z3.Or([act == i for i in idx]) if len(idx) > 1 else act == idx[0], v, out)
+    return out
+
+
+def factored_compaction(cfg: Config, shared: SharedCompaction, act: Any, a: State, m: State,
+                        before: Sequence[State | None], flat_raw: list[list[Any]]) -> int:
+    """One compaction for every transition whose effect ends with one, instead of one each.
+
+    Most effects end with a move, and every move ends by renumbering the library and stack
+    positions (``zones.compact``, O(n^2) counting terms for n slots).  Built per transition,
+    that was most of the relation: on ``examples/scale/04-plot-14``, the 21 choices of two
+    cards for Faithless Looting's discard and the 28 passes were 97k of its 132k terms.
+
+    Why it is the same relation: for such a transition ``i``, ``effect_i == compact(p_i)``,
+    where ``p_i`` is its state before that last compaction (:meth:`SharedCompaction.last_of`
+    checks it term by term).  ``compact`` reads ``zone``, ``pos``, ``ab_kind``, ``ab_pos`` and
+    writes ``pos``, ``ab_pos``, ``stack_size``; ``p_i`` has ``effect_i``'s ``zone`` and
+    ``ab_kind``, which are ``m``'s when ``act == i``.  So with ``P`` the state whose ``zone``
+    and ``ab_kind`` are ``m``'s and whose ``pos``/``ab_pos`` are ``p_i``'s when ``act == i`` (an
+    ``If`` chain over those transitions), ``compact(P)`` equals ``effect_i``'s written fields
+    whenever ``act == i``: a function applied to a case split is the case split of its
+    values.  Those entries of every such transition are replaced by ``compact(P)``'s (the
+    frame then groups them into one ``If`` branch); nothing else changes.  ``P`` reads no
+    entry of ``m`` that ``compact`` writes, so the definitions are not circular.  The
+    per-transition reading (``Encoding.raw``, ``rels``, the interval pass) keeps the
+    effects as they were.  Returns how many transitions share the one compaction."""
+    from mtgcheck.model import zones
+
+    ends = [i for i, p in enumerate(before) if p is not None]
+    if len(ends) < 2:
+        return 0
+    offsets, k = {}, 0
+    for f in FIELDS:
+        offsets[f] = k
+        k += len(flat_field(a, f))
+    pre: dict[str, tuple[Any, ...]] = {}
+    for f in zones.COMPACT_READS:
+        if f not in zones.COMPACT_WRITES:
+            pre[f] = flat_field(m, f)
+            continue
+        # (``a``'s entry otherwise: any value, read only when a transition of ``ends`` is taken)
+        pre[f] = tuple(by_transition(act, x, [(i, as_term(flat_field(before[i], f)[j])) for i in ends])  # type: ignore[arg-type]
+                       for j, x in enumerate(flat_field(a, f)))
+    fields = {f: (v if isinstance(getattr(m, f), tuple) else v[0]) for f, v in pre.items()}
+    out = shared(m.replace(**fields))
+    for f in zones.COMPACT_WRITES:
+        for j, v in enumerate(flat_field(out, f)):
+            for i in ends:
+                flat_raw[i][offsets[f] + j] = v
+    return len(ends)
 
 
 def flat_field(s: State, f: str) -> tuple[Any, ...]:
@@ -163,6 +255,8 @@ class Encoding:
     #: settle(m) before its final renumbering: ``settled == compact(renumbered_from)``
     #: (``model/settle.py:settle_parts``; read by ``renumbering.py``).
     renumbered_from: State | None = None
+    #: The transitions whose final renumbering is one term shared by all (:func:`factored_compaction`).
+    factored: int = 0
     _props: dict[str, list[Any]] = field(default_factory=dict)
     _rels: list[Any] | None = None
 
@@ -173,13 +267,14 @@ class Encoding:
 
         split = raw_transitions(cfg)
         ts = catalogue(cfg).transitions
-        with symbolic(), SharedCompaction(cfg):
+        with symbolic(), SharedCompaction(cfg) as shared:
             a, b = symbolic_state(cfg, "a"), symbolic_state(cfg, "b")
             m = symbolic_state(cfg, "m") if split else b
             act = z3.Int("act")
             en: dict[str, Any] = {}
             en_cr: dict[str, str] = {}
             actions, rules, guards, raw = [], [], [], []
+            before_compact: list[State | None] = []  # per transition: see factored_compaction
             for i, t in enumerate(ts):
                 conds = split[i][0] if split else t.conds
                 parts = []
@@ -189,7 +284,9 @@ class Encoding:
                     parts.append(Implies(lit, c.test(a)))
                 guard = And(*parts)
                 guards.append(z3.BoolVal(guard) if isinstance(guard, bool) else guard)
+                start = len(shared.calls)
                 raw.append((split[i][1] if split else t.effect)(a))
+                before_compact.append(shared.last_of(start, raw[-1]) if split else None)
                 actions.append(t.action)
                 rules.append(t.rule)
             n = len(ts)
@@ -197,17 +294,13 @@ class Encoding:
             parts += [z3.Implies(act == i, g) for i, g in enumerate(guards) if not z3.is_true(g)]
             fa, fm = flat(a), flat(m)
             flat_raw = [flat(e) for e in raw]
+            factored = 0
+            if split and shared.applies():
+                factored = factored_compaction(cfg, shared, act, a, m, before_compact, flat_raw)
             for j, (x, y) in enumerate(zip(fa, fm, strict=True)):
-                groups: dict[int, tuple[Any, list[int]]] = {}
-                for i in range(n):
-                    v = as_term(flat_raw[i][j])
-                    if v.eq(x):
-                        continue  # the frame: transition i leaves this entry as it was
-                    groups.setdefault(v.get_id(), (v, []))[1].append(i)
-                rhs = x
-                for v, idx in reversed(list(groups.values())):
-                    rhs = z3.If(z3.Or([act == i for i in idx]) if len(idx) > 1 else act == idx[0], v, rhs)
-                parts.append(y == rhs)
+                # the frame: a transition that leaves this entry as it was is no case of it
+                written = [(i, v) for i in range(n) if not (v := as_term(flat_raw[i][j])).eq(x)]
+                parts.append(y == by_transition(act, x, written))
             settled = pre = None
             if split:
                 pre, settled = settle_parts(cfg, m)
@@ -215,7 +308,7 @@ class Encoding:
             step_rel = z3.And(parts)
         return cls(cfg, init, a, b, actions, rules, en, en_cr, time.monotonic() - t0, guards=guards,
                    m=m if split else None, act=act, step_rel=step_rel, raw=raw, settled=settled,
-                   renumbered_from=pre)
+                   renumbered_from=pre, factored=factored)
 
     def add_step_fact(self, fact: Any) -> None:
         """Conjoin to the relation a term over ``b`` proved to hold after every step
