@@ -261,6 +261,32 @@ def test_a_candidate_out_of_its_first_limit_is_set_aside_then_given_back(monkeyp
     assert p.id in proved and not plain.set_aside and not plain.whole_share
 
 
+def test_a_step_case_out_of_its_limit_gets_back_what_is_set_aside_over_its_own_fields() -> None:
+    """A step case that runs out of its limit shows no counterexample to give candidates
+    back by (:meth:`Closure.reinstate`); those set aside that read only fields the property
+    reads are given back instead, with the whole share.  For ``object-ids-fresh`` (zones,
+    object ids, the next id): the object ids' bounds come back, a candidate over the stack's
+    positions stays aside; with nothing of its fields left aside, nothing is given back."""
+    from mtgcheck.properties.catalogue import BY_ID
+
+    cfg, s0, enc = _setup()
+    budget = z3bmc.Budget(z3bmc.RLIMIT, time.monotonic() + 300)
+    bounds = _oid_bounds(cfg)
+    pos = next(e.col for e in inv.entries(cfg) if e.decl.name == "pos")
+    other = inv.Candidate("pos[0] >= 0", "range", lambda f: f[pos] >= 0)
+    closure = z3bmc.Closure(enc, [*bounds, other], budget, [])
+    aside = {c.name for c in [*bounds, other]}
+    closure.set_aside |= aside
+    closure.live -= aside
+    fresh = BY_ID["object-ids-fresh"]
+    assert closure.give_back_reading(fresh)
+    assert closure.set_aside == {other.name}
+    assert {c.name for c in bounds} <= closure.live & closure.whole_share
+    assert other.name not in closure.live
+    assert not closure.give_back_reading(fresh)  # nothing over its fields is left aside
+    assert not closure.give_back_reading(BY_ID["one-land-per-turn"])  # reads no stack position either
+
+
 def test_a_property_is_first_tried_on_what_is_closed_already() -> None:
     """Once ``object-ids-fresh`` is proved, its bounds closed, a property with the same step
     case is proved on the closed set alone: no consecution query, its core names no

@@ -6,6 +6,7 @@ one final renumbering shared by the effects that end with one is each one's own.
 
 from __future__ import annotations
 
+import pytest
 import z3
 
 from mtgcheck.checkers import z3bmc
@@ -39,14 +40,16 @@ def test_the_shared_renumbering_is_the_models_own_and_lives_only_while_the_relat
         assert sol.check() == z3.unsat  # the same terms, whichever way they were built
 
 
-def test_the_one_final_renumbering_is_each_transitions_own_in_every_state() -> None:
+@pytest.mark.parametrize("relation", ["step_rel", "step_rel_each"])
+def test_the_one_final_renumbering_is_each_transitions_own_in_every_state(relation: str) -> None:
     """Proved for every state, not sampled: the relation's ``m`` (after the action, before
     the state-based actions), with ``act == i``, is transition i's own effect, for every i.
     Most effects end with a renumbering of the positions, built once for all of them
     (``relation.factored_compaction``); ``settle`` renumbers again after it, so a wrong
     renumbering there would seldom show in a successor state of random play.  Each entry
     of ``m`` is its equation's right side with ``act`` set to i and ``m``'s own entries
-    replaced by theirs (``P`` reads ``m``'s zones), and Z3 shows it equal to the effect's."""
+    replaced by theirs (``P`` reads ``m``'s zones), and Z3 shows it equal to the effect's.
+    BMC's relation, each transition's renumbering its own (``step_rel_each``), likewise."""
     rites = SMALL["break-rites"]
     cfg, s0 = build(rites.position)
     with z3bmc.fresh_context():
@@ -54,7 +57,7 @@ def test_the_one_final_renumbering_is_each_transitions_own_in_every_state() -> N
         assert enc.m is not None and enc.factored >= len(enc.actions) // 2
         fm = flat(enc.m)
         index = {x.get_id(): j for j, x in enumerate(fm)}
-        rhs = {index[c.arg(0).get_id()]: c.arg(1) for c in enc.step_rel.children()
+        rhs = {index[c.arg(0).get_id()]: c.arg(1) for c in getattr(enc, relation).children()
                if z3.is_eq(c) and c.arg(0).get_id() in index}
         assert len(rhs) == len(fm)  # one equation per entry of ``m``: the frame form
         differ = []

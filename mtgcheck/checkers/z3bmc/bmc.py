@@ -117,7 +117,7 @@ class Bmc:
         self.enables = list(enc.en.values())
         self.sol = z3.Solver()
         self.sol.set(**BMC_OPTIONS)
-        self.un = Unroller(enc, self.sol, "s")
+        self.un = Unroller(enc, self.sol, "s", each=True)
         with symbolic():
             if symbolic_init:
                 self.sol.add(initial_placements(cfg, s0, self.un.states[0]))

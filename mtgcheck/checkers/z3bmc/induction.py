@@ -175,6 +175,8 @@ def prove_each(path: Path, todo: Sequence[Property], budget: Budget, proved: dic
             if res != z3.unsat:
                 if closure is not None and res == z3.sat and closure.reinstate(p, path.sol.model()):
                     continue  # again, with the candidates set aside that the counterexample breaks
+                if closure is not None and res == z3.unknown and not budget.cut and closure.give_back_reading(p):
+                    continue  # again, with the candidates set aside over the fields it reads
                 if closure is not None:  # not inductive at k = 0: nothing may rest on it
                     closure.drop_property(p)
                 break

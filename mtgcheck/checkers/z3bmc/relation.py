@@ -151,7 +151,7 @@ def by_transition(act: Any, default: Any, values: Sequence[tuple[int, Any]]) -> 
 
 
 def factored_compaction(cfg: Config, shared: SharedCompaction, act: Any, a: State, m: State,
-                        before: Sequence[State | None], flat_raw: list[list[Any]]) -> int:
+                        before: Sequence[State | None], flat_raw: list[list[Any]]) -> tuple[int, list[list[Any]]]:
     """One compaction for every transition whose effect ends with one, instead of one each.
 
     Most effects end with a move, and every move ends by renumbering the library and stack
@@ -167,16 +167,17 @@ def factored_compaction(cfg: Config, shared: SharedCompaction, act: Any, a: Stat
     and ``ab_kind`` are ``m``'s and whose ``pos``/``ab_pos`` are ``p_i``'s when ``act == i`` (an
     ``If`` chain over those transitions), ``compact(P)`` equals ``effect_i``'s written fields
     whenever ``act == i``: a function applied to a case split is the case split of its
-    values.  Those entries of every such transition are replaced by ``compact(P)``'s (the
-    frame then groups them into one ``If`` branch); nothing else changes.  ``P`` reads no
+    values.  Those entries of every such transition are ``compact(P)``'s in the effects
+    returned (the frame then groups them into one ``If`` branch); nothing else changes.  ``P`` reads no
     entry of ``m`` that ``compact`` writes, so the definitions are not circular.  The
     per-transition reading (``Encoding.raw``, ``rels``, the interval pass) keeps the
-    effects as they were.  Returns how many transitions share the one compaction."""
+    effects as they were.  Returns how many transitions share the one compaction, and the
+    flat effects with it (``flat_raw`` itself if none do)."""
     from mtgcheck.model import zones
 
     ends = [i for i, p in enumerate(before) if p is not None]
     if len(ends) < 2:
-        return 0
+        return 0, flat_raw
     offsets, k = {}, 0
     for f in FIELDS:
         offsets[f] = k
@@ -191,11 +192,12 @@ def factored_compaction(cfg: Config, shared: SharedCompaction, act: Any, a: Stat
                        for j, x in enumerate(flat_field(a, f)))
     fields = {f: (v if isinstance(getattr(m, f), tuple) else v[0]) for f, v in pre.items()}
     out = shared(m.replace(**fields))
+    effects = [list(e) for e in flat_raw]
     for f in zones.COMPACT_WRITES:
         for j, v in enumerate(flat_field(out, f)):
             for i in ends:
-                flat_raw[i][offsets[f] + j] = v
-    return len(ends)
+                effects[i][offsets[f] + j] = v
+    return len(ends), effects
 
 
 def flat_field(s: State, f: str) -> tuple[Any, ...]:
@@ -255,8 +257,14 @@ class Encoding:
     #: settle(m) before its final renumbering: ``settled == compact(renumbered_from)``
     #: (``model/settle.py:settle_parts``; read by ``renumbering.py``).
     renumbered_from: State | None = None
-    #: The transitions whose final renumbering is one term shared by all (:func:`factored_compaction`).
+    #: The transitions whose final renumbering is one term shared by all in ``step_rel``
+    #: (:func:`factored_compaction`), and the same relation with each one's own: BMC's.
+    #: The shared one has fewer terms (72k against 132k on ``examples/scale/04-plot-14``) and
+    #: k-induction's queries cost less on it (the ladder's rlimit, ``docs/figures.md``), while
+    #: BMC from every placement went deeper without it on ``costs`` (depth 10 against 9 in 60 s;
+    #: a depth there took up to twice as long, on the relation's own terms).
     factored: int = 0
+    step_rel_each: Any = None
     _props: dict[str, list[Any]] = field(default_factory=dict)
     _rels: list[Any] | None = None
 
@@ -294,21 +302,25 @@ class Encoding:
             parts += [z3.Implies(act == i, g) for i, g in enumerate(guards) if not z3.is_true(g)]
             fa, fm = flat(a), flat(m)
             flat_raw = [flat(e) for e in raw]
-            factored = 0
-            if split and shared.applies():
-                factored = factored_compaction(cfg, shared, act, a, m, before_compact, flat_raw)
+            factored, shared_raw = factored_compaction(cfg, shared, act, a, m, before_compact, flat_raw) \
+                if split and shared.applies() else (0, flat_raw)
+
+            def frame(effects: list[list[Any]], j: int, x: Any) -> Any:
+                # a transition that leaves this entry as it was is no case of it
+                return by_transition(act, x, [(i, v) for i in range(n) if not (v := as_term(effects[i][j])).eq(x)])
+
+            each, one = [], []
             for j, (x, y) in enumerate(zip(fa, fm, strict=True)):
-                # the frame: a transition that leaves this entry as it was is no case of it
-                written = [(i, v) for i in range(n) if not (v := as_term(flat_raw[i][j])).eq(x)]
-                parts.append(y == by_transition(act, x, written))
+                each.append(y == frame(flat_raw, j, x))
+                same = all(shared_raw[i][j] is flat_raw[i][j] for i in range(n))
+                one.append(each[-1] if same else y == frame(shared_raw, j, x))
             settled = pre = None
             if split:
                 pre, settled = settle_parts(cfg, m)
                 parts.append(equal_states(b, settled))
-            step_rel = z3.And(parts)
         return cls(cfg, init, a, b, actions, rules, en, en_cr, time.monotonic() - t0, guards=guards,
-                   m=m if split else None, act=act, step_rel=step_rel, raw=raw, settled=settled,
-                   renumbered_from=pre, factored=factored)
+                   m=m if split else None, act=act, step_rel=z3.And(parts + one), raw=raw, settled=settled,
+                   renumbered_from=pre, factored=factored, step_rel_each=z3.And(parts + each))
 
     def add_step_fact(self, fact: Any) -> None:
         """Conjoin to the relation a term over ``b`` proved to hold after every step
@@ -316,6 +328,7 @@ class Encoding:
         no step, and spares every later query the argument (a pigeonhole over the stack's
         entries, out of Z3's reach at 16 entries).  Only the solvers built after it see it."""
         self.step_rel = z3.And(self.step_rel, fact)
+        self.step_rel_each = z3.And(self.step_rel_each, fact)
 
     @property
     def rels(self) -> list[Any]:

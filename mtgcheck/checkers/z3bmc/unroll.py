@@ -16,8 +16,11 @@ from .relation import Encoding
 class Unroller:
     """States s0..sk and the relation between consecutive ones, added to one solver."""
 
-    def __init__(self, enc: Encoding, solver: z3.Solver, tag: str) -> None:
+    def __init__(self, enc: Encoding, solver: z3.Solver, tag: str, each: bool = False) -> None:
+        """``each``: the relation with each transition's final renumbering its own
+        (``Encoding.step_rel_each``, BMC's), else the one with it shared."""
         self.enc, self.solver, self.tag = enc, solver, tag
+        self.each = each
         self.states = [symbolic_state(enc.cfg, f"{tag}0")]
         self.mids: list[State] = []
         self.acts: list[Any] = []
@@ -59,7 +62,7 @@ class Unroller:
             self.mids.append(symbolic_state(self.enc.cfg, f"{self.tag}m{k}"))
         act = z3.Int(f"{self.tag}act{k}")
         self.acts.append(act)
-        self.solver.add(self.sub(self.enc.step_rel, k))
+        self.solver.add(self.sub(self.enc.step_rel_each if self.each else self.enc.step_rel, k))
         self.sels.append([act == i for i in range(len(self.enc.actions))])
         return k
 
