@@ -230,6 +230,10 @@ class StateCount(Sequence[State]):
         return iter(())
 
 
+#: Seconds :func:`check` waits for a worker when the cluster shows none.
+WORKER_WAIT = 30.0
+
+
 def check(client: Any, conf: CheckConfig, props: Sequence[Property], *, timeout: float = 120.0,
           max_states: int | None = None, disabled: frozenset[str] = frozenset(), variant: str | None = None,
           symmetry: bool = True, unbounded: bool = True, first_violation: bool = False,
@@ -244,7 +248,15 @@ def check(client: Any, conf: CheckConfig, props: Sequence[Property], *, timeout:
     t0 = time.monotonic()
     workers = sorted(client.scheduler_info()["workers"])
     if not workers:
-        raise RuntimeError("the Dask cluster has no workers")
+        # A worker restarting (a local cluster's nanny, under load) is briefly none: wait
+        # for one, a while, before calling the cluster empty.
+        try:
+            client.wait_for_workers(1, timeout=WORKER_WAIT)
+        except Exception:  # noqa: BLE001 (Dask raises TimeoutError or its own)
+            pass
+        workers = sorted(client.scheduler_info()["workers"])
+    if not workers:
+        raise RuntimeError(f"the Dask cluster has no workers (waited {WORKER_WAIT:.0f} s for one)")
     P = parts or len(workers)
     cfg, s0 = build(conf.position, variant=variant, disabled=disabled)
     max_turn = None if unbounded else conf.max_turn
