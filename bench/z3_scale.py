@@ -46,9 +46,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-import z3
-
 from mtgcheck.checkers import z3bmc
+from mtgcheck.checkers.z3bmc.intervals import Dag
 from mtgcheck.checkers.z3bmc.relation import Encoding
 from mtgcheck.checkers.result import PROVED
 from mtgcheck.configs import CheckConfig, load_config
@@ -153,21 +152,10 @@ def profile(r: dict[str, Any]) -> None:
 def relation_terms(conf: CheckConfig) -> tuple[int, int]:
     """The position's transitions and the distinct terms (a DAG's nodes) of its step
     relation, :class:`.relation.Encoding`'s ``step_rel``: the size of what every induction
-    query reasons over.  Counted through Z3's C API (0.8 s on ``04-plot-14``; z3py's
-    ``children()`` took 3.4 s)."""
+    query reasons over, read as the interval pass reads it (:class:`.intervals.Dag`)."""
     cfg, s0 = build(conf.position)
     enc = Encoding.build(cfg, s0)
-    ctx, seen, todo = enc.step_rel.ctx.ref(), set(), [enc.step_rel.as_ast()]
-    while todo:
-        a = todo.pop()
-        i = z3.Z3_get_ast_id(ctx, a)
-        if i in seen:
-            continue
-        seen.add(i)
-        if z3.Z3_get_ast_kind(ctx, a) == z3.Z3_APP_AST:
-            app = z3.Z3_to_app(ctx, a)
-            todo.extend(z3.Z3_get_app_arg(ctx, app, j) for j in range(z3.Z3_get_app_num_args(ctx, app)))
-    return len(enc.actions), len(seen)
+    return len(enc.actions), len(Dag([enc.step_rel]).index)
 
 
 def same_shape(conf: CheckConfig) -> CheckConfig:

@@ -21,6 +21,7 @@ from click.testing import CliRunner
 from mtgcheck.checkers import distributed_search as ds, graph
 from mtgcheck.checkers.result import PROVED, VIOLATED, Verdict
 from mtgcheck.configs import BUILTIN, SMALL
+from mtgcheck.errors import UsageError
 from mtgcheck.model.mutants import BY_ID as MUTANT
 from mtgcheck.properties.catalogue import PROPERTIES
 
@@ -133,3 +134,43 @@ def test_export_graph_is_refused_with_a_spread_search(client: Any, tmp_path: Pat
                                   "--no-store", "--scheduler", client.scheduler.address,
                                   "--export-graph", str(tmp_path / "g")])
     assert r.exit_code == 2 and "--export-graph" in r.output
+
+
+def test_a_cluster_showing_no_worker_is_waited_on_before_it_is_called_empty(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker still registering (under load) is briefly none: the search waits for one,
+    ``WORKER_WAIT`` seconds, and only then says the cluster is empty, on one line (a user
+    error: the CLI prints it and exits 2), and for how long it waited; a worker that shows
+    up meanwhile is used."""
+    class Empty:
+        def __init__(self) -> None:
+            self.waited: list[float] = []
+
+        def scheduler_info(self) -> dict[str, Any]:
+            return {"workers": {}}
+
+        def wait_for_workers(self, n: int, timeout: float) -> None:
+            self.waited.append(timeout)
+            raise TimeoutError
+
+    monkeypatch.setattr(ds, "WORKER_WAIT", 2.0)  # the fake waits no time at all
+    empty = Empty()
+    with pytest.raises(UsageError, match=r"^--scheduler: expected a Dask cluster with a worker, got none \(waited 2 s for one\)$"):
+        ds.check(empty, COSTS, PROPERTIES)
+    assert empty.waited == [2.0]
+
+    class Late(Empty):
+        def scheduler_info(self) -> dict[str, Any]:
+            return {"workers": {"w": {}} if self.waited else {}}
+
+        def wait_for_workers(self, n: int, timeout: float) -> None:
+            self.waited.append(timeout)
+
+        def scatter(self, *a: Any, **kw: Any) -> Any:
+            raise LookupError("reached the search")  # past the wait: the worker is used
+
+        submit = map = scatter
+
+    late = Late()
+    with pytest.raises(LookupError, match="reached the search"):
+        ds.check(late, COSTS, PROPERTIES)
+    assert late.waited == [2.0]

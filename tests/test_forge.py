@@ -291,7 +291,7 @@ def test_make_your_own_luck_looks_at_forges_top_three_and_the_choice_is_ours() -
     # choice is the model's pending `make-your-own-luck`, answered by `choose`, the card exiled
     # plotted, the rest to the hand (CR 702.170c), then the hand of more than seven discards
     # down (CR 514.1), all compared with the rules. Whether Forge's top three hold a nonland
-    # card is its shuffle's (Forge takes no seed): in 2 of 11 measured games they held none, so
+    # card is its shuffle's (Forge takes no seed): in 2 of 12 measured games they held none, so
     # up to eight games, until one has the choice (all eight without one: about 1 run in 10^6).
     def luck(cfg: Config, s: State, a: Action) -> bool:
         return a.verb == "cast" and cfg.slots[a.card].card.name == "Make Your Own Luck"

@@ -252,11 +252,14 @@ def check(client: Any, conf: CheckConfig, props: Sequence[Property], *, timeout:
         # for one, a while, before calling the cluster empty.
         try:
             client.wait_for_workers(1, timeout=WORKER_WAIT)
-        except Exception:  # noqa: BLE001 (Dask raises TimeoutError or its own)
+        except TimeoutError:
             pass
         workers = sorted(client.scheduler_info()["workers"])
     if not workers:
-        raise RuntimeError(f"the Dask cluster has no workers (waited {WORKER_WAIT:.0f} s for one)")
+        from mtgcheck.errors import UsageError
+
+        raise UsageError(f"--scheduler: expected a Dask cluster with a worker, got none (waited {WORKER_WAIT:.0f} s "
+                         "for one)")
     P = parts or len(workers)
     cfg, s0 = build(conf.position, variant=variant, disabled=disabled)
     max_turn = None if unbounded else conf.max_turn

@@ -14,7 +14,7 @@ from mtgcheck.properties.base import Property
 from .budget import Budget
 from .initial import placements
 from .path import Path
-from .relation import Encoding, constants
+from .relation import Encoding, fields_read
 from .renumbering import prove_renumbered
 
 
@@ -141,7 +141,6 @@ class Closure:
         self.set_aside: set[str] = set()
         self.whole_share: set[str] = set()
         self.first_share = FIRST_CANDIDATE_SHARE if set_aside else CANDIDATE_SHARE
-        self._field_of: dict[int, str] = {}  # a path variable's id -> its field (give_back_reading)
         self._closed_tried: dict[str, int] = {}  # property -> len(proven) when last tried on it alone
         self.queries = 0
         self.path = Path(enc, 0)
@@ -268,21 +267,15 @@ class Closure:
         then ran out of the whole limit instead of showing a counterexample that would have
         given them back (:meth:`reinstate`), so the property was left unproved.  Sound for the
         reason :meth:`reinstate` is."""
-        from ..invariants import entries, flat
+        from ..invariants import flat
 
         if not self.set_aside:
             return False
-        if not self._field_of:
-            un, names = self.path.un, [e.decl.name for e in entries(self.enc.cfg)]
-            states = [*un.states[:2], *un.mids[:1]]
-            self._field_of = {x.get_id(): f for st in states for x, f in zip(flat(st), names, strict=True)}
-        first = flat(self.path.un.states[0])
-
-        def fields(term: Any) -> set[str]:
-            return {self._field_of[c.get_id()] for c in constants([term]) if c.get_id() in self._field_of}
-
-        own = fields(self.path.holds(p, 1) if p.kind == "state" else self.path.un.violation(p, 0))
-        back = {n for n in self.set_aside if fields(self.cands[n].build(first)) <= own}
+        un = self.path.un
+        states = [*un.states[:2], *un.mids[:1]]
+        own = fields_read(self.path.holds(p, 1) if p.kind == "state" else un.violation(p, 0), states)
+        first = flat(un.states[0])
+        back = {n for n in self.set_aside if fields_read(self.cands[n].build(first), states[:1]) <= own}
         if not back:
             return False
         self.set_aside -= back

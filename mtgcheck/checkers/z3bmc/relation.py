@@ -221,6 +221,12 @@ def constants(terms: Sequence[Any]) -> list[Any]:
     return out
 
 
+def fields_read(term: Any, states: Sequence[State]) -> frozenset[str]:
+    """The fields of ``states`` (symbolic states) whose variables ``term`` reads."""
+    field_of = {x.get_id(): f for s in states for f in FIELDS for x in flat_field(s, f)}
+    return frozenset(field_of[c.get_id()] for c in constants([term]) if c.get_id() in field_of)
+
+
 def as_term(v: Any) -> Any:
     """A Z3 integer term for a value of the state: a term as it is, a Python int as a numeral."""
     if isinstance(v, z3.ExprRef):

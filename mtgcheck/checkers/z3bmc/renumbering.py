@@ -51,7 +51,7 @@ import z3
 
 from mtgcheck.model.config import Config
 from mtgcheck.model.logic import symbolic
-from mtgcheck.model.state import FIELDS as FIELDS_ALL, State, flat, symbolic_state
+from mtgcheck.model.state import State, flat, symbolic_state
 from mtgcheck.model.zones import COMPACT_READS, COMPACT_WRITES, compact, stack_entries
 from mtgcheck.properties.base import Property
 
@@ -251,12 +251,11 @@ def prove_renumbered(enc: Encoding, budget: Budget,
 
 def _reads(cfg: Config, p: Property, t: State) -> frozenset[str]:
     """The fields of the state the property's term reads."""
-    from .relation import constants, flat_field
+    from .relation import fields_read
 
-    field_of = {x.get_id(): f for f in FIELDS_ALL for x in flat_field(t, f)}
     with symbolic():
         term = _bool(p.pred(cfg, t))
-    return frozenset(field_of[c.get_id()] for c in constants([term]) if c.get_id() in field_of)
+    return fields_read(term, [t])
 
 
 def _below(on: list[Any], ranks: list[Any]) -> list[list[Any]] | None:
