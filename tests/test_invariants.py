@@ -261,6 +261,36 @@ def test_a_candidate_out_of_its_first_limit_is_set_aside_then_given_back(monkeyp
     assert p.id in proved and not plain.set_aside and not plain.whole_share
 
 
+def test_a_bound_the_layout_declares_gets_the_whole_limit_at_once(monkeypatch: Any) -> None:
+    """The layout's bounds against another entry (``oid[x] <= next_oid-1``) are mined marked
+    ``declared``, constant bounds and the order template's ``<`` are not.  With a first limit
+    of one unit, every other candidate is set aside, while a declared bound is asked with the
+    whole share at once and proved: ``object-ids-fresh`` is proved on the declared bounds
+    without any counterexample giving them back."""
+    from mtgcheck.checkers.z3bmc import closure as closure_mod
+    from mtgcheck.checkers.z3bmc.induction import prove_each
+    from mtgcheck.properties.catalogue import BY_ID
+
+    cfg, s0, enc = _setup()
+    mined = inv.mine(cfg, inv.sample(cfg, [s0], cap=300))
+    declared = [c for c in mined if c.declared]
+    oid = {c.name for c in declared if c.name.startswith("oid[")}
+    assert len(oid) == cfg.n and all(n.endswith(" <= next_oid-1") for n in oid), oid
+    assert not any(c.declared for c in mined if c.bound is not None or c.template != "range")
+
+    budget = z3bmc.Budget(z3bmc.RLIMIT, time.monotonic() + 300)
+    monkeypatch.setattr(closure_mod, "FIRST_CANDIDATE_SHARE", z3bmc.RLIMIT)  # a limit of 1
+    bounds = [c for c in declared if c.name in oid]
+    strict = _oid_bounds(cfg)  # the same bounds, but not declared: the first limit applies
+    p = BY_ID["object-ids-fresh"]
+    closure = z3bmc.Closure(enc, [*bounds, *strict], budget, [p])
+    proved: dict[str, Any] = {}
+    prove_each(closure.path, [p], budget, proved, [], closure)
+    assert p.id in proved, closure.summary()
+    assert oid <= closure.proven and not oid & closure.set_aside and not closure.whole_share
+    assert {c.name for c in strict} & closure.visited <= closure.set_aside
+
+
 def test_a_step_case_out_of_its_limit_gets_back_what_is_set_aside_over_its_own_fields() -> None:
     """A step case that runs out of its limit shows no counterexample to give candidates
     back by (:meth:`Closure.reinstate`); those set aside that read only fields the property
