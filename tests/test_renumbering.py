@@ -43,10 +43,45 @@ def test_stack_ordered_is_proved_after_every_step_and_nothing_else_is() -> None:
     assert [p.id for p in proved] == ["stack-ordered"] and len(facts) == 1
     assert lemma.ready is True
     L = enc.cfg.n + enc.cfg.ability_slots
-    # the queries grow as the pairs of entries: link, bound, range, top per entry; order both
-    # ways, total and distinct per pair; the size; the greatest entry of each prefix after the
-    # first; then one per property tried and one for the top of the stack
-    assert lemma.queries == 4 * L + 4 * (L * (L - 1) // 2) + 1 + (L - 1) + 2 + 1
+    # the queries grow as the pairs of entries: link and bound per entry; order both ways and
+    # total per pair; the size; the greatest entry of each prefix after the first; one per
+    # property tried and one for the top of the stack; range, top and distinct on one entry or
+    # pair each, the others renamed from it (renumbering.Symmetric)
+    pairs = L * (L - 1) // 2
+    assert lemma.queries == 2 * L + 3 * pairs + 1 + (L - 1) + 2 + 1 + 3
+    assert lemma.renamed == (pairs - 1) + 2 * (L - 1)
+
+
+def test_a_statement_not_the_renaming_of_the_one_proved_gets_its_own_query() -> None:
+    """Renaming proves only what is the renamed proved implication: a pair whose
+    hypotheses differ (one left out) is asked of Z3, and without transitivity's facts its
+    ranks need not differ; the same pair with its hypotheses whole is renamed, no query."""
+    from mtgcheck.checkers.z3bmc.renumbering import Symmetric
+
+    enc = _enc()
+    lemma = Renumbering(enc.cfg, _budget())
+    L = 3
+    on = [z3.Bool(f"t.O{x}") for x in range(L)]
+    B = [[z3.Bool(f"t.B{f}_{x}") for x in range(L)] for f in range(L)]
+    R = [z3.Int(f"t.R{x}") for x in range(L)]
+    link = [z3.Implies(on[x], R[x] == z3.Sum([z3.If(B[f][x], 1, 0) for f in range(L) if f != x])) for x in range(L)]
+
+    def order(e: int, g: int) -> z3.BoolRef:
+        return z3.Implies(z3.And(on[e], B[e][g]), z3.And(
+            *[z3.Implies(B[f][e], B[f][g]) for f in range(L) if f not in (e, g)], z3.Not(B[g][e])))
+
+    def hyps(e: int, g: int) -> list[z3.BoolRef]:
+        return [link[e], link[g], order(e, g), order(g, e), z3.Implies(z3.And(on[e], on[g]), z3.Or(B[e][g], B[g][e]))]
+
+    def distinct(e: int, g: int) -> z3.BoolRef:
+        return z3.Implies(z3.And(on[e], on[g]), R[e] != R[g])
+
+    sym = Symmetric(lemma, on, B, R)
+    assert sym.prove((0, 1), distinct(0, 1), hyps(0, 1), "distinct") and lemma.queries == 1
+    assert sym.prove((1, 2), distinct(1, 2), hyps(1, 2), "distinct") and lemma.queries == 1 and sym.renamed == 1
+    partial = hyps(0, 2)[:2] + hyps(0, 2)[4:]  # no order facts: B may be a cycle
+    assert not sym.prove((0, 2), distinct(0, 2), partial, "distinct")
+    assert lemma.queries == 2 and sym.renamed == 1
 
 
 def test_settle_ends_with_the_renumbering_the_proof_rests_on() -> None:

@@ -140,6 +140,7 @@ class Induction:
         lemma = self.renumbering
         renum = {} if lemma is None else {"renumbering": {
             "facts_proved": lemma.ready is True, "queries": lemma.queries, "rlimit": lemma.rlimit,
+            "renamed": lemma.renamed,
             **({"why_not": lemma.why} if lemma.why else {})}}
         return {**(self.closure.summary() if self.closure is not None else {}), **self.hinted, **renum,
                 "ctis": {pid: cti for pid, cti in self.ctis.items() if pid not in self.proved}}
