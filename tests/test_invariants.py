@@ -253,12 +253,12 @@ def test_a_candidate_out_of_its_first_limit_is_set_aside_then_given_back(monkeyp
     assert all(n in closure.whole_share or n in closure.set_aside or n not in closure.visited
                for n in closure.cands), closure.summary()
 
-    # the same with the usual first limit: nothing is set aside, nothing given back
+    # the same with the usual first limit: proved, and whatever was given back is closed
     monkeypatch.undo()
     plain = z3bmc.Closure(enc, bounds, budget, [p])
     proved = {}
     prove_each(plain.path, [p], budget, proved, [], plain)
-    assert p.id in proved and not plain.set_aside and not plain.whole_share
+    assert p.id in proved and plain.whole_share <= plain.proven, plain.summary()
 
 
 def test_a_bound_the_layout_declares_gets_the_whole_limit_at_once(monkeypatch: Any) -> None:
@@ -378,6 +378,32 @@ def test_a_candidate_may_rest_on_a_property_being_proved(monkeypatch: Any) -> No
     assert "hyp:turn-is-one" not in wrong.path.hyp_live and cand.name in wrong.live
     assert not wrong.close([cand.name]) and cand.name not in wrong.live
     assert not alone.set_aside and not wrong.set_aside  # refuted, not out of a limit
+
+
+def test_a_counterexample_that_breaks_a_candidate_set_aside_drops_nothing(monkeypatch: Any) -> None:
+    """Houdini drops what a counterexample breaks because its first state satisfies every
+    candidate not refuted.  ``turn != 0`` rests on ``turn >= 1``; with ``turn >= 1`` set aside
+    (out of a first limit, not refuted), the consecution of ``turn != 0`` has a counterexample
+    from turn -1, which breaks ``turn >= 1``: it is given back (whole share), nothing is
+    dropped, and both close.  The same with ``turn >= 1`` refuted instead (not live, not
+    aside): ``turn != 0`` is dropped."""
+    _whole_share_at_once(monkeypatch)
+    cfg, s0, enc = _setup()
+    turn = next(e.col for e in inv.entries(cfg) if e.label == "turn")
+    cand = inv.Candidate("turn != 0", "range", lambda f: f[turn] != 0)
+    positive = inv.Candidate("turn >= 1", "range", lambda f: f[turn] >= 1)
+    budget = z3bmc.Budget(z3bmc.RLIMIT, time.monotonic() + 300)
+
+    closure = z3bmc.Closure(enc, [cand, positive], budget)
+    closure.live.discard(positive.name)
+    closure.set_aside.add(positive.name)
+    assert closure.close([cand.name]), closure.summary()
+    assert {cand.name, positive.name} <= closure.proven and closure.dropped == 0
+    assert positive.name in closure.whole_share and not closure.set_aside
+
+    refuted = z3bmc.Closure(enc, [cand, positive], budget)
+    refuted.live.discard(positive.name)
+    assert not refuted.close([cand.name]) and cand.name not in refuted.live
 
 
 def test_ability_slots_against_the_spells_below_them() -> None:

@@ -30,9 +30,9 @@ same relation with some ``en`` false.
   candidates its unsat core names are closed into an inductive set (Houdini restricted to
   what proofs use, :class:`Closure`), and the core names them.  A property is first tried
   on the candidates closed so far alone; a candidate's consecution first gets a small
-  limit, and out of it the candidate is set aside, given back only if a property's
-  counterexample to induction breaks it (most of what a core names without needing it
-  costs a fortieth of a query so).  Opt-in, the hand-written
+  limit, and out of it the candidate is set aside, given back only if a counterexample
+  breaks it (most of what a core names without needing it costs an eightieth of a query
+  so); a bound the layout declares against another entry gets the whole share at once.  Opt-in, the hand-written
   lemmas are proved initial and inductive (Houdini) and then assumed like proved properties.
 * Every induction query has a fixed Z3 resource limit (``rlimit``, deterministic), so what
   is proved does not depend on the machine's load; the run's wall-clock ``timeout`` is a

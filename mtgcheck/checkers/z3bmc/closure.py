@@ -34,7 +34,7 @@ CHUNK_SPLIT_RLIMITS = 5
 #: (25.6M in all), while the 9 that ran out of the whole 10M were 90M of the closure's 166M
 #: and proved nothing: a candidate out of its limit is dropped, as one with a counterexample is.
 CANDIDATE_SHARE = 3
-#: ... but first it gets ``1/FIRST_CANDIDATE_SHARE`` (0.25M).  On ``examples/scale/04-plot-14``
+#: ... but first it gets ``1/FIRST_CANDIDATE_SHARE`` (0.125M).  On ``examples/scale/04-plot-14``
 #: from scratch, half of the 459 candidates proved cost under 0.1M and 80 % under 0.2M, while
 #: the 89 that ran out of 3.3M were 294M of the 575M: mostly coincidences of the sample about
 #: the stack's positions (``zone[looting0] == 2 -> pos[looting0] == 0``), whose consecution goes
@@ -42,8 +42,14 @@ CANDIDATE_SHARE = 3
 #: not dropped: a property whose step case then fails gets back those its counterexample breaks,
 #: with the whole share (:meth:`Closure.reinstate`).  The induction's rlimit on that position:
 #: 360M with a first share of 20, 272M with 40; with 80, ``object-ids-fresh`` was left unproved.
-#: Not for a bound the layout declares (:meth:`Closure._whole`): no coincidence to weed out.
-FIRST_CANDIDATE_SHARE = 40
+#: Not for a bound the layout declares (:meth:`Closure._whole`): no coincidence to weed out;
+#: with those given the whole share, and a counterexample that breaks a candidate set aside
+#: dropping nothing (:meth:`Closure._give_back_broken`), a first share of 80 (125,000 units)
+#: proves all 27 on every rung of the ladder (``bench/z3_scale.py``), 480M on the six against
+#: about 560M with 40; with 160, 512M (plot-14 123M against 137M, but planechase-4p 207M
+#: against 144M), and without the give-back, ``planar-controller-in-game`` was left unproved
+#: on both planechase rungs.
+FIRST_CANDIDATE_SHARE = 80
 #: Other initial placements the sample starts from (besides the configuration's position).
 SAMPLE_STARTS = 16
 
@@ -199,20 +205,45 @@ class Closure:
             lit = z3.Bool(f"goal:{name}")
             self.path.sol.add(z3.Implies(lit, z3.Not(self._after(name))))
             self._goal[name] = lit
-        self.queries += 1
-        res = self.budget.check(self.path.sol, *self.enc.en.values(), *self.path.facts.values(),
-                                *self.path.live_lits(), self._goal[name], what=f"invariant {name}",
-                                share=CANDIDATE_SHARE if self._whole(name) else self.first_share)
-        if res == z3.unsat:
-            return self._core_support()
-        if res == z3.sat:
-            m = self.path.sol.model()
-            for other in sorted(self.live | self.path.hyp_live):
-                if other != name and not z3.is_true(m.eval(self._after(other), model_completion=True)):
-                    self._drop(other)
-        elif not self._whole(name) and self.first_share != CANDIDATE_SHARE and not self.budget.cut:
-            self.set_aside.add(name)  # out of its first limit: not refuted
-        return None
+        while True:
+            self.queries += 1
+            res = self.budget.check(self.path.sol, *self.enc.en.values(), *self.path.facts.values(),
+                                    *self.path.live_lits(), self._goal[name], what=f"invariant {name}",
+                                    share=CANDIDATE_SHARE if self._whole(name) else self.first_share)
+            if res == z3.unsat:
+                return self._core_support()
+            if res == z3.sat:
+                m = self.path.sol.model()
+                # A state that breaks a candidate set aside (not refuted) may be unreachable:
+                # it drops nothing, those it breaks are given back and the query asked again.
+                if self._give_back_broken(m):
+                    continue
+                for other in sorted(self.live | self.path.hyp_live):
+                    if other != name and not z3.is_true(m.eval(self._after(other), model_completion=True)):
+                        self._drop(other)
+            elif not self._whole(name) and self.first_share != CANDIDATE_SHARE and not self.budget.cut:
+                self.set_aside.add(name)  # out of its first limit: not refuted
+            return None
+
+    def _give_back_broken(self, model: z3.ModelRef) -> bool:
+        """Whether some candidate set aside is false in the first state of ``model`` (a
+        counterexample, to a candidate's consecution or a property's step case): those are
+        live again, with the whole share from then on.
+
+        Houdini drops what a counterexample breaks only because its first state satisfies
+        every candidate not refuted; one set aside is not refuted, so a state that breaks it
+        may be unreachable.  Without this, a candidate set aside could cost another its place
+        for good: with a first share of 1/160, ``planar-controller-in-game`` was left
+        unproved on ``examples/scale/05-planechase-3p`` and ``06-planechase-4p``."""
+        from ..invariants import flat
+
+        first = flat(self.path.un.states[0])
+        back = {n for n in self.set_aside
+                if not z3.is_true(model.eval(self.cands[n].build(first), model_completion=True))}
+        self.set_aside -= back
+        self.live |= back
+        self.whole_share |= back
+        return bool(back)
 
     def _whole(self, name: str) -> bool:
         """Whether ``name``'s consecution gets the whole share at once: given back
@@ -256,16 +287,8 @@ class Closure:
         set aside (on ``04-plot-14``, 195) had the retried proof's core name dozens of them,
         each out of the whole share too.  Dropping a candidate is always sound, and so is
         giving it back: a proof counts only once what it used is closed."""
-        from ..invariants import flat
-
-        first = flat(self.path.un.states[0])
-        back = {n for n in self.set_aside
-                if not z3.is_true(cti.eval(self.cands[n].build(first), model_completion=True))}
-        if not back:
+        if not self._give_back_broken(cti):
             return False
-        self.set_aside -= back
-        self.live |= back
-        self.whole_share |= back
         if f"hyp:{p.id}" in self.props:
             self.path.hyp_live.add(f"hyp:{p.id}")
         return True
@@ -276,7 +299,7 @@ class Closure:
         whole share, and ``p`` is worth another try.  A candidate out of its first, small
         limit is not refuted, and the ones ``p``'s own fields bound are those its proof may
         need: on ``examples/scale/04-plot-14``, ``object-ids-fresh`` needs ``oid[x] <
-        next_oid`` for each card, out of a fortieth of the limit there, and its step case
+        next_oid`` for each card, out of a fortieth of the limit there (then the first share), and its step case
         then ran out of the whole limit instead of showing a counterexample that would have
         given them back (:meth:`reinstate`), so the property was left unproved.  Sound for the
         reason :meth:`reinstate` is."""
