@@ -45,10 +45,10 @@ CANDIDATE_SHARE = 3
 #: Not for a bound the layout declares (:meth:`Closure._whole`): no coincidence to weed out;
 #: with those given the whole share, and a counterexample that breaks a candidate set aside
 #: dropping nothing (:meth:`Closure._give_back_broken`), a first share of 80 (125,000 units)
-#: proves all 27 on every rung of the ladder (``bench/z3_scale.py``), 480M on the six against
-#: about 560M with 40; with 160, 512M (plot-14 123M against 137M, but planechase-4p 207M
-#: against 144M), and without the give-back, ``planar-controller-in-game`` was left unproved
-#: on both planechase rungs.
+#: proves all 27 on every rung of the ladder (``bench/z3_scale.py``): plot-12 53.5M and
+#: plot-14 136.6M against 61.3M and 163.0M with 40, 480M on the six; with 160, 512M (plot-14
+#: 123M, but planechase-4p 207M against 144M), and without the give-back,
+#: ``planar-controller-in-game`` was left unproved on both planechase rungs.
 FIRST_CANDIDATE_SHARE = 80
 #: Other initial placements the sample starts from (besides the configuration's position).
 SAMPLE_STARTS = 16
