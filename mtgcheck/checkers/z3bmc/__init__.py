@@ -32,8 +32,9 @@ same relation with some ``en`` false.
   on the candidates closed so far alone; a candidate's consecution first gets a small
   limit, and out of it the candidate is set aside, given back only if a counterexample
   breaks it (most of what a core names without needing it costs an eightieth of a query
-  so); a bound the layout declares against another entry gets the whole share at once.  Opt-in, the hand-written
-  lemmas are proved initial and inductive (Houdini) and then assumed like proved properties.
+  so); a bound the layout declares against another entry gets the whole share at once.
+  Opt-in, the hand-written lemmas are proved initial and inductive (Houdini) and then
+  assumed like proved properties.
 * Every induction query has a fixed Z3 resource limit (``rlimit``, deterministic), so what
   is proved does not depend on the machine's load; the run's wall-clock ``timeout`` is a
   safety net only, and what it stops is ``unknown``: never ``holds``, never ``proved``.

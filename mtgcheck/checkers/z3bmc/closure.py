@@ -254,7 +254,8 @@ class Closure:
         set aside, they left ``object-ids-fresh``'s step case out of its limit, whole and
         split, and won back only by counterexamples and :meth:`give_back_reading`, the
         property took 115M of the run's 294M; with the whole share at once, 21M (the run
-        185M; ``examples/scale/03-plot-12`` 65M -> 72M, the smaller rungs 8-22 % less)."""
+        185M; ``examples/scale/03-plot-12`` 65M -> 72M, the smaller rungs 8-22 % less; all
+        measured with the first share then, 1/40)."""
         return name in self.whole_share or self.cands[name].declared
 
     def on_closed(self, p: Property) -> list[str] | None:
@@ -299,8 +300,8 @@ class Closure:
         whole share, and ``p`` is worth another try.  A candidate out of its first, small
         limit is not refuted, and the ones ``p``'s own fields bound are those its proof may
         need: on ``examples/scale/04-plot-14``, ``object-ids-fresh`` needs ``oid[x] <
-        next_oid`` for each card, out of a fortieth of the limit there (then the first share), and its step case
-        then ran out of the whole limit instead of showing a counterexample that would have
+        next_oid`` for each card, out of the first limit there (a fortieth then), and its
+        step case then ran out of the whole limit instead of showing a counterexample that would have
         given them back (:meth:`reinstate`), so the property was left unproved.  Sound for the
         reason :meth:`reinstate` is."""
         from ..invariants import flat
