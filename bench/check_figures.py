@@ -4,7 +4,8 @@ Prints, per configuration: the graph search's states and states per second; the 
 checker's examples and steps per second; Z3's relation build time and the BMC depth it
 reaches in a time budget (default 60 s, all properties, every initial placement), plain and
 with its states constrained by the invariants Z3 closes first (``--manifest``: its hints) and by
-the state properties closed with them (how many: ``props``); then,
+the state properties closed with them, its steps by the transition properties every step from
+them keeps (how many properties in all: ``props``); then,
 for the graph and Hypothesis checkers, the median time of one property checked alone on
 the two small configurations.  With ``--proofs`` it prints, per configuration, what Z3 proves
 (BMC to depth 3, then k-induction, strengthened by the invariants found on the
@@ -42,10 +43,11 @@ from mtgcheck.properties.catalogue import PROPERTIES  # noqa: E402
 def bmc_depth_in(conf, budget: float, hints=None, every_placement: bool = True,  # type: ignore[no-untyped-def]
                  split_hints=()) -> tuple[int, float, float, int]:
     """The depth BMC reaches for every property in ``budget`` seconds, the relation's build
-    time, the closing's, and how many state properties closed with the invariants.  With
+    time, the closing's, and how many properties closed with the invariants (state
+    properties closed with them, transition properties every step from them keeps).  With
     ``hints`` (a tuple, possibly empty) BMC's states are constrained by the invariants found
     and closed first (z3bmc's ``bmc_invariants``: the hinted ones, or every candidate if
-    none) and by the state properties closed with them, the closing counted in the budget
+    none) and by the properties closed with them, the closing counted in the budget
     (at most ``z3bmc.CLOSING_SHARE`` of it; past that, BMC runs plain).
     ``every_placement=False``: from the configuration's own position only (what the
     placements cost the solver)."""
@@ -128,11 +130,12 @@ def main() -> None:
     recorded = mf.load(args.manifest) if args.manifest else None
     hints = mf.invariant_hints(recorded) if recorded else {}
     split = mf.split_hints(recorded) if recorded else {}
-    n_state = sum(p.kind == "state" for p in PROPERTIES)
+    n_props = len(PROPERTIES)
     if not args.no_table:
         print("BMC depth: plain; then with its states constrained by the invariants closed first "
-              f"({'the manifest' + chr(39) + 's hints' if hints else 'every candidate'}) and by the state properties "
-              f"closed with them (props, of {n_state}), their closing in the budget")
+              f"({'the manifest' + chr(39) + 's hints' if hints else 'every candidate'}) and by the properties "
+              f"closed with them (props, of {n_props}: state properties on its states, transition properties on its "
+              "steps), their closing in the budget")
         print(f"{'config':<11} {'graph states':>12} {'states/s':>9} {'hyp ex/s':>9} {'hyp steps/s':>11} "
               f"{'z3 build s':>10} {'BMC depth':>9} {'+invariants':>11} {'closing s':>9} {'props':>5}"
               + (f" {'from position':>13}" if args.from_position else ""))
@@ -167,11 +170,12 @@ def main() -> None:
         write_section("Z3: BMC depth in a budget, and the checkers' rates",
                       ["config", "graph states", "graph states/s", "hypothesis examples/s", "hypothesis steps/s",
                        "Z3 build s", "BMC depth (plain)", "BMC depth (constrained)", "closing s",
-                       f"state properties closed (of {n_state})", "BMC depth from the position"], rows,
+                       f"properties closed (of {n_props})", "BMC depth from the position"], rows,
                       script=command,
                       note="BMC of every property from every initial placement, in the budget: plain, then with its "
                            "states constrained by the invariants closed first (the manifest's hints when given) and "
-                           "the state properties closed with them (the closing counted in the budget). Graph search "
+                           "the properties closed with them: state properties on its states, transition properties (those every "
+                           "step from the invariants keeps) on its steps (the closing counted in the budget). Graph search "
                            "to its default bound and Hypothesis at the configuration's examples ('-': not run, "
                            "--z3-only)." + budget_note)
     if not args.z3_only and not args.no_table:

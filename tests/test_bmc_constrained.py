@@ -23,6 +23,7 @@ from mtgcheck.model.setup import build
 from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
 
 LEAVER = next(x for x in MUTANTS if x.id == "leaver-cards-stay")  # breaks CR 800.4a at depth 1
+LAND_PLOTTED = next(x for x in MUTANTS if x.id == "luck-plots-a-land")  # breaks a transition property
 
 
 @cache
@@ -54,23 +55,28 @@ def test_the_intact_rules_invariants_are_found_again_on_the_broken_rules() -> No
     assert 0 < stats["bmc_constrained_by"] - len(stats["bmc_closed_properties"]) < len(hints)
 
 
-def test_the_state_properties_closed_with_the_invariants_constrain_bmc_a_broken_one_never() -> None:
-    """The state properties the closing for BMC proves with the candidates constrain BMC's
-    states (as the induction's proofs do after k = 0): on the intact rules all of them close
-    and BMC still reaches its depth for every property; on the broken rules the property
-    the mutant breaks does not close (its step fails), so it constrains nothing and BMC
-    kills the mutant with it, as plain BMC does.  Trusted unchecked, it would hide the kill."""
-    hints = _intact_hints(LEAVER.position)
-    state_ids = sorted(p.id for p in PROPERTIES if p.kind == "state")
-    intact = z3bmc.check(SMALL[LEAVER.position], PROPERTIES, depth=6, timeout=300, induction=False,
+@pytest.mark.parametrize("m", [LEAVER, LAND_PLOTTED], ids=lambda m: m.id)
+def test_the_properties_closed_with_the_invariants_constrain_bmc_a_broken_one_never(m: Mutant) -> None:
+    """The properties the closing for BMC proves with the candidates constrain BMC (as the
+    induction's proofs do after k = 0): the state properties closed with them constrain its
+    states, the transition properties every step from them keeps constrain its steps.  On
+    the intact rules every property is among them and BMC still reaches its depth for every
+    property; on the broken rules the property the mutant breaks is not (its step fails),
+    so it constrains nothing and BMC kills the mutant with it, as plain BMC does.  Trusted
+    unchecked, it would hide the kill.  One mutant breaks a state property (CR 800.4a),
+    the other a transition property (CR 702.170c)."""
+    hints = _intact_hints(m.position)
+    every = sorted(p.id for p in PROPERTIES)
+    intact = z3bmc.check(SMALL[m.position], PROPERTIES, depth=6, timeout=300, induction=False,
                          bmc_invariants=True, hints=hints)
-    assert intact[0].stats["bmc_closed_properties"] == state_ids
+    assert intact[0].stats["bmc_closed_properties"] == every
     assert {(v.status, v.depth) for v in intact} == {("holds", 6)}
-    broken = _bmc(LEAVER, bmc_invariants=True, hints=hints)
+    broken = _bmc(m, bmc_invariants=True, hints=hints)
     killed = {pid for _, pid in _kills(broken)}
+    assert BY_ID[next(iter(killed))].kind == ("state" if m is LEAVER else "transition")
     assert killed and not killed & set(broken[0].stats["bmc_closed_properties"])
-    assert set(broken[0].stats["bmc_closed_properties"]) == set(state_ids) - killed
-    assert _kills(broken) == _kills(_bmc(LEAVER))
+    assert set(broken[0].stats["bmc_closed_properties"]) == set(every) - killed
+    assert _kills(broken) == _kills(_bmc(m))
 
 
 def test_a_candidate_that_hides_the_violation_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:

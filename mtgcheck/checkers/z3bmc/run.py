@@ -56,10 +56,12 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
     run's proofs closed are recorded for the next position of the shape.
 
     BMC's states are constrained by the candidates the k = 0 induction closed into an
-    inductive set, and by the state properties it proved (:meth:`Unroller.constrain`).  With
+    inductive set and by the state properties it proved, its steps by the transition
+    properties it proved (:meth:`Unroller.constrain`, :meth:`Unroller.constrain_steps`).  With
     ``induction=False``, ``bmc_invariants`` finds and closes the candidates for BMC alone
-    (:func:`closed_invariants`, ``hints`` first), the state properties closed with them
-    constraining BMC's states as the induction's do; otherwise BMC is plain (the mutants'
+    (:func:`closed_invariants`, ``hints`` first), the state properties closed with them and
+    the transition properties every step from them keeps constraining BMC as the
+    induction's do; otherwise BMC is plain (the mutants'
     kill matrix: a shallow violation is found faster than the invariants are closed)."""
     cfg, s0 = build(conf.position, variant=variant, disabled=disabled)
     enc = Encoding.build(cfg, s0)
@@ -91,7 +93,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
 
     bmc_seconds = time.monotonic() - t0  # the initial states' checks, then BMC's queries
     constrained, closing_seconds = 0, 0.0  # BMC's constraints (proved facts) and closing them for BMC alone
-    closed_props: list[Property] = []  # the state properties closed with them (``bmc_invariants``)
+    closed_props: list[Property] = []  # the properties proved with them (``bmc_invariants``)
     if induction and not first_violation:
         # Induction first: a property proved at k = 0 needs no BMC (its base case is the
         # initial states, checked above); BMC then runs for the others, for their
@@ -103,7 +105,7 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
         ind = start_induction()
         if ind is not None:
             ind.run(bmc.reached, range(1))
-            constrained = constrain(bmc.un, enc, ind.closure, [p for p in ind.done if p.kind == "state"])
+            constrained = constrain(bmc.un, enc, ind.closure, ind.done)
         tb = time.monotonic()
         bmc.deepen([p for p in props if ind is None or p.id not in ind.proved], depth)
         bmc_seconds += time.monotonic() - tb

@@ -30,6 +30,7 @@ class Unroller:
         self._pairs: dict[int, list[tuple[Any, Any]]] = {}
         self._viol: dict[str, Any] = {}  # property -> its violation over (a, m, act, b)
         self._constraints: list[Callable[[State], Any]] = []
+        self._step_constraints: list[Callable[[int], Any]] = []
 
     def sub(self, term: Any, k: int) -> Any:
         """``term`` over (a, m, act, b) as a term over step k's states and action."""
@@ -53,6 +54,14 @@ class Unroller:
         for st in self.states:
             self.solver.add(fact(st))
 
+    def constrain_steps(self, fact: Callable[[int], Any]) -> None:
+        """Assert ``fact(k)`` on every step k, those unrolled so far and those to come: only
+        for what every step from a reachable state keeps (a transition property proved at
+        k = 0 on invariants proved), as :meth:`constrain` is for states."""
+        self._step_constraints.append(fact)
+        for k in range(len(self.acts)):
+            self.solver.add(fact(k))
+
     def extend(self) -> int:
         k = len(self.states) - 1
         self.states.append(symbolic_state(self.enc.cfg, f"{self.tag}{k + 1}"))
@@ -64,6 +73,8 @@ class Unroller:
         self.acts.append(act)
         self.solver.add(self.sub(self.enc.step_rel_each if self.each else self.enc.step_rel, k))
         self.sels.append([act == i for i in range(len(self.enc.actions))])
+        for step_fact in self._step_constraints:
+            self.solver.add(step_fact(k))
         return k
 
     def violation(self, p: Property, k: int) -> Any:
