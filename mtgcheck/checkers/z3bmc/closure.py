@@ -85,7 +85,7 @@ def closed_invariants(enc: Encoding, conf: CheckConfig, todo: Sequence[Property]
     # closing them mostly reads the supports already found.
     while not budget.cut and not closure.close(sorted(closure.live) + sorted(closure.path.hyp_live)):
         pass  # a member was dropped: close what is left
-    closure.prove_steps([p for p in todo if p.kind == "transition"])
+    closure.prove_steps(todo)
     return None if budget.cut else closure
 
 
@@ -399,7 +399,7 @@ class Closure:
         return sorted(self.proved_outside + closed + self.proved_steps, key=lambda p: p.id)
 
     def prove_steps(self, props: Sequence[Property]) -> None:
-        """Of the transition properties ``props``, those whose step case at k = 0 is unsat
+        """Of the transition properties among ``props``, those whose step case at k = 0 is unsat
         on the members proven so far alone (:meth:`on_closed`): every step from a state of
         the inductive set keeps them, so every step of every run from an initial state
         does.  Asked once each, within :data:`.path.CLOSED_SHARE` of the limit: one that
