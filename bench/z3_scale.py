@@ -89,7 +89,7 @@ def owner(what: str, ids: set[str]) -> str:
 
 def phase(what: str) -> str:
     """The phase of the proof an induction query belongs to (``[verb #i]``: one transition
-    of a query split by transition)."""
+    of a query split by transition; a step case's first tries apart)."""
     split = " (split)" if re.search(r" \[\S+ #\d+\]$", what) else ""
     if what.startswith("invariants: initiation"):
         return "mining: initiation"
@@ -99,7 +99,10 @@ def phase(what: str) -> str:
         return "closure: one-candidate consecution" + split
     m = re.match(r"^k=(\d+) ", what)
     if m:
-        return f"k={m[1]} step case" + split
+        # asked on the candidates closed so far alone (``closed``), or among the members
+        # proven and the support of the property's last proof (``among the proven``)
+        among = re.search(r" \((closed|among the proven)\)$", what)
+        return f"k={m[1]} step case" + split + (f" ({among[1]})" if among else "")
     return what.split(" ")[0]
 
 

@@ -406,6 +406,33 @@ def test_a_counterexample_that_breaks_a_candidate_set_aside_drops_nothing(monkey
     assert not refuted.close([cand.name]) and cand.name not in refuted.live
 
 
+def test_a_step_case_among_the_proven_counts_only_a_counterexample_every_live_candidate_allows(monkeypatch: Any) -> None:
+    """``Closure.step_case`` asks first among the members proven (none here) and the
+    properties still to prove: ``turn != 0`` then has a counterexample from turn -1, which
+    breaks ``turn >= 1``, live but not assumed, so it is no counterexample of the whole query.
+    That is asked next: unsat, resting on ``turn >= 1``.  Once ``turn >= 1`` is proven, the
+    step case is one query, among the proven, unsat."""
+    from mtgcheck.properties.base import Property
+
+    _whole_share_at_once(monkeypatch)
+    cfg, s0, enc = _setup()
+    turn = next(e.col for e in inv.entries(cfg) if e.label == "turn")
+    positive = inv.Candidate("turn >= 1", "range", lambda f: f[turn] >= 1)
+    p = Property("turn-not-zero", (), "The turn is never 0.", "state", lambda c, s: s.turn != 0)
+    budget = z3bmc.Budget(z3bmc.RLIMIT, time.monotonic() + 300)
+    closure = z3bmc.Closure(enc, [positive], budget, [p])
+
+    res, _, _ = closure.step_case(p, member=True)
+    asked = [(what, r) for what, r, *_ in budget.queries if p.id in what]
+    assert [r for _, r in asked] == ["sat", "unsat"] and "among the proven" in asked[0][0], asked
+    assert res == z3.unsat and positive.name in closure.path.last_support
+
+    closure.proven.add(positive.name)
+    res, _, _ = closure.step_case(p, member=True)
+    again = [(what, r) for what, r, *_ in budget.queries if p.id in what][len(asked):]
+    assert res == z3.unsat and len(again) == 1 and "among the proven" in again[0][0], again
+
+
 def test_ability_slots_against_the_spells_below_them() -> None:
     """The ``between`` template on the plot position: a Slickshot Show-Off trigger is on the
     stack only above the one noncreature spell of its controller (what keeps a second

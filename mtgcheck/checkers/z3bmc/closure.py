@@ -45,9 +45,10 @@ CANDIDATE_SHARE = 3
 #: Not for a bound the layout declares (:meth:`Closure._whole`): no coincidence to weed out;
 #: with those given the whole share, and a counterexample that breaks a candidate set aside
 #: dropping nothing (:meth:`Closure._give_back_broken`), a first share of 80 (125,000 units)
-#: proves all 27 on every rung of the ladder (``bench/z3_scale.py``): plot-12 53.5M and
-#: plot-14 136.6M against 61.3M and 163.0M with 40, 480M on the six; with 160, 512M (plot-14
-#: 123M, but planechase-4p 207M against 144M), and without the give-back,
+#: proves all 27 on every rung of the ladder (``bench/z3_scale.py``, before
+#: :meth:`Closure.step_case`): plot-12 53.5M and plot-14 136.6M against 61.3M and 163.0M
+#: with 40, 480M on the six; with 160, 512M (plot-14 123M, but planechase-4p 207M against
+#: 144M), and without the give-back,
 #: ``planar-controller-in-game`` was left unproved on both planechase rungs.
 FIRST_CANDIDATE_SHARE = 80
 #: Other initial placements the sample starts from (besides the configuration's position).
@@ -150,6 +151,7 @@ class Closure:
         self.set_aside: set[str] = set()
         self.whole_share: set[str] = set()
         self.first_share = FIRST_CANDIDATE_SHARE if set_aside else CANDIDATE_SHARE
+        self._last_support: dict[str, frozenset[str]] = {}  # property -> its last proof's support
         self._closed_tried: dict[str, int] = {}  # property -> len(proven) when last tried on it alone
         self.queries = 0
         self.path = Path(enc, 0)
@@ -193,10 +195,10 @@ class Closure:
         A counterexample starts from a state where every live candidate holds, so every
         candidate false after its step is in no inductive subset of the live ones: all of
         them are dropped at once (Houdini's step).  A property's consecution is its step
-        case (k = 0, everything live assumed)."""
+        case (k = 0, asked by :meth:`step_case`)."""
         if name in self.props:
             p = self.props[name]
-            res, _, core = self.path.attempt([p], self.budget)
+            res, _, core = self.step_case(p, member=True)
             if res == z3.unsat:
                 self.prop_core[name] = core
                 return frozenset(self.path.last_support)
@@ -227,6 +229,57 @@ class Closure:
                 self.set_aside.add(name)  # out of its first limit: not refuted
             return None
 
+    def step_case(self, p: Property, member: bool = False) -> tuple[Any, list[Property], list[str]]:
+        """``p``'s step case at k = 0 (:meth:`.path.Path.attempt`), first among the members
+        proven so far and the support its last proof named (and every property still to
+        prove), then, unless that is unsat, with every live candidate.
+
+        Why: with every live candidate assumed, the unsat core may name any of them, and the
+        walk that closes it (:meth:`close`) then asks their consecution.  Those that run out
+        of their first limit are set aside, the walk fails, and the step case is asked again,
+        and its new core names others.  On ``examples/scale/04-plot-14`` from scratch,
+        ``one-alternative-cost`` was asked 11 times so (28.1M); among the proven it is one
+        query (6.7M), whose core names nothing left to close.  The ladder's rlimit
+        (``bench/z3_scale.py``): 415M against 480M; plot-14 93.3M against 136.6M, plot-08
+        to plot-12 and planechase-3p 3 to 24 % less, planechase-4p 7 % more (154.5M: six
+        smaller queries with a counterexample that breaks a live candidate, 19M).
+
+        The first query of a property not yet proved on this path is with every live
+        candidate in :func:`.induction.prove_each`, after :meth:`on_closed`: asked among
+        the proven there too, three properties of plot-14 ran out of the whole limit, 30M.
+        As a member of a walk (``member``: the property's consecution), it is among the
+        proven from the first.
+
+        Sound: the smaller query assumes a subset of the live candidates, so its unsat core
+        names only live ones, closed as any core is; its counterexample is one of the whole
+        query only if its first state satisfies every live candidate (each evaluated in the
+        model).  If it breaks some, the whole query is asked at once, not the smaller one
+        again with those added: on ``06-planechase-4p`` that took 41 counterexamples
+        (77.9M), and the rung 177.5M against 128.9M with one, measured on a build otherwise
+        the same (``tests/test_invariants.py``)."""
+        path = self.path
+        if member or p.id in self._last_support:
+            among = self.proven | self._last_support.get(p.id, frozenset())
+            res, broken, core = path.attempt([p], self.budget, among=among)
+            if res == z3.unsat:
+                self._last_support[p.id] = frozenset(path.last_support)
+                return res, broken, core
+            if res == z3.sat and not self._broken(path.sol.model(), self.live - among):
+                return res, broken, core
+            if self.budget.cut:
+                return z3.unknown, [], []
+        res, broken, core = path.attempt([p], self.budget)
+        if res == z3.unsat:
+            self._last_support[p.id] = frozenset(path.last_support)
+        return res, broken, core
+
+    def _broken(self, model: z3.ModelRef, names: Collection[str]) -> set[str]:
+        """The candidates among ``names`` false in the first state of ``model``."""
+        from ..invariants import flat
+
+        first = flat(self.path.un.states[0])
+        return {n for n in sorted(names) if not z3.is_true(model.eval(self.cands[n].build(first), model_completion=True))}
+
     def _give_back_broken(self, model: z3.ModelRef) -> bool:
         """Whether some candidate set aside is false in the first state of ``model`` (a
         counterexample, to a candidate's consecution or a property's step case): those are
@@ -237,11 +290,7 @@ class Closure:
         may be unreachable.  Without this, a candidate set aside could cost another its place
         for good: with a first share of 1/160, ``planar-controller-in-game`` was left
         unproved on ``examples/scale/05-planechase-3p`` and ``06-planechase-4p``."""
-        from ..invariants import flat
-
-        first = flat(self.path.un.states[0])
-        back = {n for n in self.set_aside
-                if not z3.is_true(model.eval(self.cands[n].build(first), model_completion=True))}
+        back = self._broken(model, self.set_aside)
         self.set_aside -= back
         self.live |= back
         self.whole_share |= back

@@ -158,8 +158,9 @@ def prove_each(path: Path, todo: Sequence[Property], budget: Budget, proved: dic
                 done: list[Property], closure: Closure | None = None) -> None:
     """Try each property alone at the path's k; what is proved is assumed from then on.
     With ``closure``, a proof whose core names invariant candidates counts only once they
-    are closed into an inductive set; otherwise it is retried without the dropped one.  It
-    is first tried on the candidates closed so far alone (:meth:`Closure.on_closed`).  A
+    are closed into an inductive set; otherwise it is retried without the dropped one, first
+    among the members proven and the support its last proof named (:meth:`Closure.step_case`).
+    It is first tried on the candidates closed so far alone (:meth:`Closure.on_closed`).  A
     step case with a counterexample is tried again if that breaks some candidate set aside
     by its first, smaller limit (:meth:`Closure.reinstate`)."""
     for p in todo:
@@ -170,7 +171,7 @@ def prove_each(path: Path, todo: Sequence[Property], budget: Budget, proved: dic
             path.assume(p)
             continue
         while not budget.cut and p.id not in proved:
-            res, _, core = path.attempt([p], budget)
+            res, _, core = closure.step_case(p) if closure is not None else path.attempt([p], budget)
             if res == z3.sat and path.last_cti is not None:
                 path.ctis[p.id] = path.last_cti
             if res != z3.unsat:

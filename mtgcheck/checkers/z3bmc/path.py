@@ -104,7 +104,8 @@ class Path:
                    else True for n in names)
 
     def attempt(self, cands: Sequence[Property], budget: Budget,
-                closed: Collection[str] | None = None) -> tuple[Any, list[Property], list[str]]:
+                closed: Collection[str] | None = None,
+                among: Collection[str] | None = None) -> tuple[Any, list[Property], list[str]]:
         """One query: the candidates, assumed on the first k steps, all hold on step k.
 
         Returns the result, the candidates a counterexample to induction breaks (sat), and
@@ -113,20 +114,30 @@ class Path:
         ``closed``: the query assumes only these invariant candidates (a set already closed
         into an inductive one) and no property still to prove, with a smaller limit
         (:data:`CLOSED_SHARE`) and no split: a first try, which needs no closing if it is
-        unsat."""
+        unsat.
+
+        ``among``: the query assumes only those of these invariant candidates still live, and
+        every property still to prove, with the whole limit and no split
+        (:meth:`.closure.Closure.step_case`)."""
         self.queries += 1
         go = z3.Bool(f"go:{self.k}:{self.queries}")
         viol = {p.id: self.un.violation(p, self.k) for p in cands}
         self.sol.add(z3.Implies(go, z3.And(*[self.holds(p, self.k) for p in cands], z3.Or(list(viol.values())))))
         what = f"k={self.k} {'+'.join(p.id for p in cands)}"
         share = 1 if self.k == 0 else STEP_SHARE
-        if closed is None:
+        if closed is None and among is None:
             assumptions = [*self.enc.en.values(), *self.facts.values(), *self.live_lits(), go]
             res, core = self.ask(assumptions, budget, what, share)
         else:
+            if closed is not None:
+                names, hyps, tag, part = set(closed), [], "closed", CLOSED_SHARE
+            else:
+                names = {n for n in among or () if n in self.live}
+                hyps = [lit for n, lit in self.hyp_lits.items() if n in self.hyp_live]
+                tag, part = "among the proven", share
             assumptions = [*self.enc.en.values(), *self.facts.values(),
-                           *[lit for n, lit in self.inv_lits.items() if n in closed], go]
-            res = budget.check(self.sol, *assumptions, what=f"{what} (closed)", share=CLOSED_SHARE)
+                           *[lit for n, lit in self.inv_lits.items() if n in names], *hyps, go]
+            res = budget.check(self.sol, *assumptions, what=f"{what} ({tag})", share=part)
             core = [str(lit) for lit in self.sol.unsat_core()] if res == z3.unsat else []
         self.last_support = [n[4:] for n in core if n.startswith("inv:")] + [n for n in core if n.startswith("hyp:")]
         if res == z3.sat:
