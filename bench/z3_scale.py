@@ -31,6 +31,12 @@ build, BMC, mining, the closure's consecution queries (by chunk, one candidate a
 split by transition or whole), the step cases at each k; then the closure's candidates
 asked more than once and the costliest.
 
+``--seeds N`` runs each position N times, with Z3's random seed 0 to N-1 (``smt.random_seed``,
+``sat.random_seed``), and prints the median rlimit and its range: Z3's search is chaotic, a
+position's rlimit moves by tens of percent with the seed or the order its terms were made in,
+so a single run's slope between two rungs may be the seed's.  The ladder's other tables are
+seed 0's.
+
 ``--write`` records the tables in docs/figures.md (bench/figures_doc.py).
 """
 
@@ -40,11 +46,14 @@ import argparse
 import dataclasses
 import os
 import re
+import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import z3
 
 from mtgcheck.checkers import z3bmc
 from mtgcheck.checkers.z3bmc.intervals import Dag
@@ -226,11 +235,15 @@ def main() -> None:
                     help="per position: it, then another position of its shape from scratch and reusing its invariants")
     ap.add_argument("--profile", action="store_true",
                     help="per position, where the seconds and the rlimit go: per phase, and the costliest closure queries")
+    ap.add_argument("--seeds", type=int, default=1, metavar="N",
+                    help="run each position with Z3's random seeds 0..N-1 and print the median rlimit (default 1)")
     ap.add_argument("--property", action="append", choices=sorted(BY_ID), metavar="ID",
                     help="check only this property (repeatable; default: every property); not with --write")
     args = ap.parse_args()
     if args.property and args.write:
         ap.error("--write records the whole catalogue's tables: drop --property")
+    if args.seeds < 1:
+        ap.error("--seeds: expected a number of seeds, 1 or more")
     only = [BY_ID[i] for i in args.property] if args.property else None
     paths = args.position or sorted(LADDER.glob("*.json"))
     for p in paths:
@@ -256,6 +269,11 @@ def main() -> None:
     results = []
     for p in paths:
         r = run(p, args.timeout, props=only)
+        if args.seeds > 1:
+            more = [seeded(p, args.timeout, only, i) for i in range(1, args.seeds)]
+            set_seed(0)
+            r["seeded"] = [r["rlimit"], *(x["rlimit"] for x in more)]
+            r["seeded_proved"] = [r["proved"], *(x["proved"] for x in more)]
         results.append(r)
         closing = r["cost"].get("closure", [0.0, 0.0])[0]
         print(f"{r['name']:<16} slots {r['slots']:>2}  players {r['players']}  proved {r['proved']}/{r['checked']}"
@@ -263,10 +281,45 @@ def main() -> None:
               f"  {r['wall'] / r['slots']:.2f} s/slot  {r['rlimit'] / r['slots']:.1f}M/slot"
               f"  {r['transitions']} transitions, {r['terms']:,} terms: {1000 * r['rlimit'] / r['terms']:.2f}M per 1,000"
               f"  load {os.getloadavg()[0]:.2f}", flush=True)
+        if "seeded" in r:
+            print(f"{r['name']:<16} rlimit with seeds 0..{args.seeds - 1}: "
+                  f"{', '.join(f'{x:.1f}' for x in r['seeded'])}M, median {statistics.median(r['seeded']):.1f}M",
+                  flush=True)
         if args.profile:
             profile(r)
         tables(results, args)
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def set_seed(i: int) -> None:
+    """Z3's random seeds, for every solver made from now on."""
+    z3.set_param("smt.random_seed", i)
+    z3.set_param("sat.random_seed", i)
+
+
+def seeded(path: Path, timeout: float, props: list[Property] | None, i: int) -> dict[str, Any]:
+    """:func:`run` with Z3's random seed ``i``."""
+    set_seed(i)
+    return run(path, timeout, props=props)
+
+
+def seed_table(results: list[dict[str, Any]]) -> tuple[list[str], list[list[Any]]]:
+    """Per position run with several seeds: each seed's rlimit, the median, its range as a
+    share of the median, and the median per slot and per added slot."""
+    n = len(results[0]["seeded"])
+    header = ["position", "slots", "proved (each seed)", *(f"seed {i} (M)" for i in range(n)), "median (M)",
+              "range / median", "median per slot", "median per added slot"]
+    rows, prev = [], None
+    for r in results:
+        med = statistics.median(r["seeded"])
+        slope = ""
+        if prev is not None and r["slots"] > prev[0]["slots"] and r["players"] == prev[0]["players"]:
+            slope = f"{(med - prev[1]) / (r['slots'] - prev[0]['slots']):.1f}M"
+        proved = ", ".join(f"{x}/{r['checked']}" for x in r["seeded_proved"])
+        rows.append([r["name"], r["slots"], proved, *(round(x, 1) for x in r["seeded"]), round(med, 1),
+                     f"{(max(r['seeded']) - min(r['seeded'])) / med:.0%}", round(med / r["slots"], 1), slope])
+        prev = (r, med)
+    return header, rows
 
 
 def tables(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
@@ -306,11 +359,17 @@ def tables(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
     print("\t".join(dheader))
     for row in detail:
         print("\t".join(str(x) for x in row))
+    seeds = seed_table(results) if "seeded" in results[0] else None
+    if seeds is not None:
+        print()
+        for row in [seeds[0], *seeds[1]]:
+            print("\t".join(str(x) for x in row))
     if args.write:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from figures_doc import write_section
 
-        cmd = "python bench/z3_scale.py --write" + "".join(f" --position {p}" for p in (args.position or []))
+        cmd = "python bench/z3_scale.py --write" + (f" --seeds {args.seeds}" if args.seeds > 1 else "") + \
+            "".join(f" --position {p}" for p in (args.position or []))
         write_section("Z3 proof cost on the scale ladder", header, summary, script=cmd,
                       note="Z3 from scratch (no manifest), BMC to depth 3 and k-induction, one position at a time. "
                            "rlimit is Z3's deterministic work counter (compare it; the seconds follow the load). "
@@ -322,6 +381,12 @@ def tables(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
                       note="Per property, the rlimit and seconds of its own step-case queries (whole or split by "
                            "transition) and its verdict; `renumbering` is the facts of the renumbering lemma "
                            "(`stack-ordered`'s proof), `closure` the invariants' consecution, shared by all.")
+        if seeds is not None:
+            write_section("Z3 proof cost on the scale ladder across solver seeds", *seeds, script=cmd,
+                          note="The whole rlimit of each position with Z3's random seeds (`smt.random_seed`, "
+                               "`sat.random_seed`), everything else the same; the tables above are seed 0's. "
+                               "The range is the spread of one position's cost that no change of the checker "
+                               "made; a slope between rungs is read on the medians.")
 
 
 if __name__ == "__main__":
