@@ -406,7 +406,7 @@ def test_a_counterexample_that_breaks_a_candidate_set_aside_drops_nothing(monkey
     assert not refuted.close([cand.name]) and cand.name not in refuted.live
 
 
-def test_a_step_case_among_the_proven_counts_only_a_counterexample_every_live_candidate_allows(monkeypatch: Any) -> None:
+def test_a_step_case_among_the_proven_counts_only_a_counterexample_every_live_candidate_allows() -> None:
     """``Closure.step_case`` asks first among the members proven (none here) and the
     properties still to prove: ``turn != 0`` then has a counterexample from turn -1, which
     breaks ``turn >= 1``, live but not assumed, so it is no counterexample of the whole query.
@@ -414,7 +414,6 @@ def test_a_step_case_among_the_proven_counts_only_a_counterexample_every_live_ca
     step case is one query, among the proven, unsat."""
     from mtgcheck.properties.base import Property
 
-    _whole_share_at_once(monkeypatch)
     cfg, s0, enc = _setup()
     turn = next(e.col for e in inv.entries(cfg) if e.label == "turn")
     positive = inv.Candidate("turn >= 1", "range", lambda f: f[turn] >= 1)

@@ -253,10 +253,11 @@ class Closure:
         Sound: the smaller query assumes a subset of the live candidates, so its unsat core
         names only live ones, closed as any core is; its counterexample is one of the whole
         query only if its first state satisfies every live candidate (each evaluated in the
-        model).  If it breaks some, the whole query is asked at once, not the smaller one
-        again with those added: on ``06-planechase-4p`` that took 41 counterexamples
-        (77.9M), and the rung 177.5M against 128.9M with one, measured on a build otherwise
-        the same (``tests/test_invariants.py``)."""
+        model; ``tests/test_invariants.py``).  If it breaks some, the whole query is asked at
+        once, not the smaller one again with those added: on ``06-planechase-4p`` that took 41
+        counterexamples (77.9M), and the rung 177.5M against 128.9M with one, measured on a
+        build otherwise the same.  A smaller query out of its limit is followed by the whole
+        one too."""
         path = self.path
         if member or p.id in self._last_support:
             among = self.proven | self._last_support.get(p.id, frozenset())
