@@ -67,7 +67,9 @@ for _name in ("Blaze", "Test Plotted Fireball"):  # X damage (CR 107.3)
 def _counterspell(cfg: Config, s: State, j: int) -> State:
     # CR 701.6a: counter = put into its owner's graveyard (exile instead for a flashback
     # spell: CR 702.34a, in zones.move).
-    return move(cfg, s, _target_cards(cfg, s, j), GRAVEYARD)
+    # Renumbered later: the spell then leaves the stack (resolution.finish_spell), blind to
+    # positions (zones: "Deferred renumbering").
+    return move(cfg, s, _target_cards(cfg, s, j), GRAVEYARD, renumber=False)
 
 
 def _remand(cfg: Config, s: State, j: int) -> State:
@@ -84,7 +86,8 @@ register_face("Remand", FaceRules(target="spell", resolve=_remand))
 # --- destroy, draw -----------------------------------------------------------------------------
 
 def _destroy(cfg: Config, s: State, j: int) -> State:
-    return move(cfg, s, _target_cards(cfg, s, j), GRAVEYARD)  # CR 701.8a: destroy
+    # CR 701.8a: destroy.  Renumbered later, as for Counterspell.
+    return move(cfg, s, _target_cards(cfg, s, j), GRAVEYARD, renumber=False)
 
 
 register_face("Bone Splinters", FaceRules(target="creature", resolve=_destroy, destroys=True))
@@ -202,7 +205,10 @@ def _loot_choices(cfg: Config, m: int) -> Iterable[Transition]:
                           lambda s, pick=pick: hand_count(cfg, s, p) == len(pick) if len(pick) < 2
                           else hand_count(cfg, s, p) >= 2)]
             yield Transition(Action("choose", p, cards=pick), "choose.discard", "701.9a", tuple(conds),
-                             lambda s, pick=pick: move(cfg, s, [k in pick for k in range(cfg.n)], GRAVEYARD))
+                             # renumbered later: the spell then finishes (choice_transitions), blind
+                             # to positions (zones: "Deferred renumbering")
+                             lambda s, pick=pick: move(cfg, s, [k in pick for k in range(cfg.n)], GRAVEYARD,
+                                                       renumber=False))
 
 
 register_face("Faithless Looting", FaceRules(resolve=_loot, asks=True))

@@ -46,8 +46,9 @@ def leave_game(cfg: Config, s: State, p: int, leaving: Sequence[Any] = ()) -> St
     # cease to exist); abilities they control on the stack cease to exist.  Mutant clause
     # "leaving.owned-cards-kept-outside": the cards are dropped from every zone (zone -1).
     gone_to = OUTSIDE if cfg.on("leaving.owned-cards-kept-outside") else -1
+    # Renumbered with the abilities dropped next (zones: "Deferred renumbering").
     s = move(cfg, s, [And(sl.owner == p, s.zone[j] != OUTSIDE) if sl.owner == p else False
-                      for j, sl in enumerate(cfg.slots)], gone_to)
+                      for j, sl in enumerate(cfg.slots)], gone_to, renumber=False)
     A = cfg.ability_slots
     gone = [And(s.ab_kind[k] != AB_NONE, s.ab_ctrl[k] == p) for k in range(A)]
     s = _drop_abilities(cfg, s, gone)
@@ -92,12 +93,12 @@ def passes_after_leaving(cfg: Config, s: State, p: int) -> Any:
 
 
 def _drop_abilities(cfg: Config, s: State, gone: list[Any]) -> State:
-    """The abilities in the slots ``gone`` cease to exist (the layout's ability resets)."""
+    """The abilities in the slots ``gone`` cease to exist (the layout's ability resets), and
+    the stack and the libraries are renumbered (the move of the leaving player's cards left
+    it to here)."""
     A = cfg.ability_slots
     if not any(is_sym(g) or g for g in gone):
-        # A concrete shortcut: nothing ceases to exist, and both callers come straight from a
-        # compacted stack (the move of the leaving player's cards; planes only since).
-        return s
+        return compact(cfg, s)  # a concrete shortcut: nothing ceases to exist
     s = s.replace(**{f: tuple(If(gone[k], v, getattr(s, f)[k]) for k in range(A))
                      for f, v in ABILITY_RESET.items()})
     return compact(cfg, s)

@@ -41,7 +41,9 @@ def finish_spell(cfg: Config, s: State, j: int) -> State:
         # Lilah's replacement applies to a spell the flashback replacement doesn't exile.
         fb = flashback_exiles(cfg, s, j, resolving=True)
         lilah = And(Not(fb), s.plot_on_resolve[j] == 1)
-        s = move(cfg, s, [k == j for k in range(cfg.n)], If(lilah, EXILE, GRAVEYARD), resolving=True)
+        # Renumbered by settle: what follows up to it is blind to positions (zones: "Deferred
+        # renumbering").  Not so for a permanent, whose entering may put a trigger on the stack.
+        s = move(cfg, s, [k == j for k in range(cfg.n)], If(lilah, EXILE, GRAVEYARD), resolving=True, renumber=False)
         s = make_plotted(s, j, when=lilah)
     return give_priority_to_active(cfg, s)
 
@@ -49,7 +51,7 @@ def finish_spell(cfg: Config, s: State, j: int) -> State:
 def fizzle(cfg: Config, s: State, j: int) -> State:
     """CR 608.2b: every target is illegal; the spell doesn't resolve and leaves the stack
     (to its owner's graveyard, or exile by CR 702.34a in :func:`zones.move`)."""
-    s = move(cfg, s, [k == j for k in range(cfg.n)], GRAVEYARD)
+    s = move(cfg, s, [k == j for k in range(cfg.n)], GRAVEYARD, renumber=False)  # renumbered by settle, as above
     return give_priority_to_active(cfg, s)
 
 
@@ -103,7 +105,7 @@ def resolve_ability(cfg: Config, s: State, a: int) -> State:
     out = s
     for code, fn in reversed(table):
         out = branch(kind == code, lambda fn=fn: fn(cfg, s, a), lambda out=out: out)
-    out = remove_ability(cfg, out, a)
+    out = remove_ability(cfg, out, a, renumber=False)  # renumbered by settle, as for finish_spell
     return give_priority_to_active(cfg, out)
 
 

@@ -83,7 +83,9 @@ def state_based_actions(cfg: Config, s: State) -> State:
         lethal = [And(s.zone[j] == BATTLEFIELD, s.damage[j] >= toughness + s.toughness_bonus[j])
                   if toughness is not None else False for j, toughness in enumerate(creatures)]
         if any(x is not False for x in lethal):
-            s = move(cfg, s, lethal, GRAVEYARD)
+            # Renumbered at the end: the legend rule and the losses read no position, and a
+            # player who leaves renumbers first (zones: "Deferred renumbering").
+            s = move(cfg, s, lethal, GRAVEYARD, renumber=False)
     # CR 704.5j: the legend rule (its owner chooses which one stays).
     s = ask_legend_choice(cfg, s)
     from .leaving import leave_game

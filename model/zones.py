@@ -21,7 +21,7 @@ _FAR = 10_000  # a position beyond any real one, used before compaction
 
 
 def move(cfg: Config, s: State, moving: Sequence[Any], dest: Sequence[Any] | Any,
-         library_end: str = BOTTOM, resolving: bool = False) -> State:
+         library_end: str = BOTTOM, resolving: bool = False, renumber: bool = True) -> State:
     """Move every card slot ``j`` with ``moving[j]`` true to zone ``dest[j]``.
 
     CR 400.7: each moved card is a new object with no memory of its previous existence.
@@ -29,10 +29,15 @@ def move(cfg: Config, s: State, moving: Sequence[Any], dest: Sequence[Any] | Any
     CR 702.34a, written once, here: a spell cast with flashback that would leave the stack
     is exiled instead, wherever it was going (``resolving`` says the move is the spell's own
     resolution, so that each of the two mutant clauses breaks one case only).
+
+    ``renumber=False`` leaves the renumbering to a later one: only for a caller whose
+    continuation, up to that renumbering, is blind to positions (the note "Deferred
+    renumbering" below says what that is and why the step's result is the same).
     """
     n = cfg.n
     if not any(is_sym(m) or m for m in moving):
-        return compact(cfg, s)  # nothing moves: only the bookkeeping (a concrete shortcut)
+        # nothing moves: only the bookkeeping (a concrete shortcut)
+        return compact(cfg, s) if renumber else s
     # One destination for all (an int, or a Z3 term such as If(lilah, EXILE, GRAVEYARD)),
     # or one per card slot.
     dests = list(dest) if isinstance(dest, (list, tuple)) else [dest] * n
@@ -68,7 +73,7 @@ def move(cfg: Config, s: State, moving: Sequence[Any], dest: Sequence[Any] | Any
                     (cleared.get(f) or cleared.setdefault(f, list(old)))[j] = v
     s = s.replace(zone=tuple(zone), pos=tuple(pos), oid=tuple(oid), next_oid=next_oid,
                   **{f: tuple(v) for f, v in cleared.items()})
-    return compact(cfg, s)
+    return compact(cfg, s) if renumber else s
 
 
 def new_objects(next_oid: Any, moving: Sequence[Any]) -> tuple[list[Any], Any]:
@@ -87,6 +92,29 @@ def new_objects(next_oid: Any, moving: Sequence[Any]) -> tuple[list[Any], Any]:
     depth 8."""
     return [next_oid + i for i in range(len(moving))], next_oid + If(Or(*moving), len(moving), 0)
 
+
+# Deferred renumbering: why a move may leave its renumbering to a later one
+# (``renumber=False``), and when.
+#
+# :func:`compact` reads of a state only which cards are in a library (per owner) or on the
+# stack, with the abilities there, and their order by (position, card before ability, slot);
+# it replaces the positions by ranks in that order, so it keeps the order and the
+# membership.  Let ``G`` be what a caller does after a move up to the next renumbering (at
+# the latest, :func:`settle`'s at the end of every step), and say ``G`` is *blind to
+# positions*: it reads no ``pos``, ``ab_pos`` or ``stack_size`` (a term that does, in a
+# branch that cannot be taken, is allowed), and puts no card in a library or on the stack,
+# no ability on the stack.  Then ``compact(G(compact(y))) == compact(G(y))`` for *every*
+# state ``y``, compacted or not: ``G`` changes the same memberships either way and leaves
+# the order of the rest alone, and everything else ``G`` computes reads no position.  So the
+# move's own renumbering changes nothing the step's result shows, on any state (the Z3
+# relation's, whose states before a step are arbitrary, included), and leaving it out spares
+# the relation its O(n^2) counting terms, one set per transition (on
+# ``examples/scale/04-plot-14``, Faithless Looting's 21 discard choices and every spell's
+# resolution each had one).  The callers that pass it name their continuation beside the
+# call; ``tests/test_conformance.py`` runs every transition with and without the deferral
+# on states whose positions are scrambled and compares the results.  Under the mutant
+# clause "zones.stack-renumbered" stack positions pass through :func:`compact` unchanged,
+# and the equation still holds.
 
 #: The fields :func:`compact` reads, and those it writes (the others pass through): the Z3
 #: relation's shared compaction and the renumbering lemma read them from here.
@@ -237,10 +265,11 @@ def push_ability(cfg: Config, s: State, kind: int, ctrl: Any, src: Any, when: An
     return s
 
 
-def remove_ability(cfg: Config, s: State, k: int, when: Any = True) -> State:
-    """The ability in slot ``k`` leaves the stack: the layout's ability resets (ABILITY_RESET)."""
+def remove_ability(cfg: Config, s: State, k: int, when: Any = True, renumber: bool = True) -> State:
+    """The ability in slot ``k`` leaves the stack: the layout's ability resets (ABILITY_RESET).
+    ``renumber=False``: as for :func:`move`."""
     s = s.replace(**{f: put(getattr(s, f), k, If(when, v, getattr(s, f)[k])) for f, v in ABILITY_RESET.items()})
-    return compact(cfg, s)
+    return compact(cfg, s) if renumber else s
 
 
 def flashback_exiles(cfg: Config, s: State, j: int, resolving: bool) -> Any:

@@ -7,11 +7,12 @@ setups; at each, transitions (enabled or not) are evaluated both ways.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from mtgcheck.configs import BUILTIN, SMALL
+from mtgcheck.configs import BUILTIN, SMALL, load_config
 from mtgcheck.conformance import check_transition
 from mtgcheck.model.actions import catalogue, legal_actions, step
 from mtgcheck.model.setup import build
@@ -165,3 +166,82 @@ def test_the_sorting_bookkeeping_agrees_with_the_counting() -> None:
                 checked += 1
                 ties += len(raw.pos) - len(set(raw.pos))
     assert checked >= 40 and ties >= 40
+
+
+# --- deferred renumbering (model/zones.py, the note "Deferred renumbering") -------------------
+
+_LADDER = [build(load_config(p).position) for p in sorted(Path(__file__).parent.parent.glob("examples/scale/*plot-14.json"))]
+
+
+def _renumbering_forced(monkeypatch, renumber: bool) -> None:  # type: ignore[no-untyped-def]
+    """Every move of the model (and every removal of an ability) renumbers, or none does,
+    whatever its caller says."""
+    import sys
+
+    from mtgcheck.model import zones
+
+    for name in ("move", "remove_ability"):
+        real = getattr(zones, name)
+
+        def forced(*args, _real=real, **kw):  # type: ignore[no-untyped-def]
+            return _real(*args, **{**kw, "renumber": renumber})
+
+        for mod in list(sys.modules.values()):
+            if getattr(mod, "__name__", "").startswith("mtgcheck.model") and getattr(mod, name, None) is real:
+                monkeypatch.setattr(mod, name, forced)
+
+
+def _scrambled(rng: random.Random, s):  # type: ignore[no-untyped-def]
+    """``s`` with its positions renumbered as no compacted state has them (gaps, negative and
+    far values, ties in a library), keeping their order so that the top of the stack is
+    still its top: the states before a step in the Z3 relation are arbitrary."""
+    step, offset = rng.choice([1, 2, 5]), rng.choice([0, 3, -4, 9_000])
+    pos = [p * step + offset + (rng.random() < 0.2) for p in s.pos]
+    ab_pos = [p * step + offset for p in s.ab_pos]
+    size = (s.stack_size - 1) * step + offset + 1 if s.stack_size else 0  # the top is still the top
+    return s.replace(pos=tuple(pos), ab_pos=tuple(ab_pos), stack_size=size)
+
+
+def _steps(monkeypatch, renumber: bool | None, cases):  # type: ignore[no-untyped-def]
+    """Each case's transition taken (its effect, then ``settle``), with the renumbering as
+    written (None) or forced."""
+    with monkeypatch.context() as mp:
+        if renumber is not None:
+            _renumbering_forced(mp, renumber)
+        return [t.effect(s) for cfg, t, s in cases]
+
+
+def _deferral_cases():  # type: ignore[no-untyped-def]
+    rng = random.Random(11)
+    cases = []
+    for cfg, s0 in _STARTS + _LADDER * 6:
+        for _ in range(4):
+            s, wrng = s0, random.Random(rng.random())
+            for _ in range(40):  # every state of the walk, scrambled
+                raw = _scrambled(rng, s)
+                # (a player may leave in every state: one state in ten is plenty for that)
+                cases += [(cfg, t, raw) for t in catalogue(cfg).transitions
+                          if t.enabled(raw) and (t.rule != "leave" or rng.random() < 0.1)]
+                acts = [a for a in legal_actions(cfg, s) if a.verb != "leave"]  # (taken below, as a case)
+                if not acts:
+                    break
+                # half the time a spell or a choice, so that resolutions and their choices come
+                busy = [a for a in acts if a.verb in ("cast", "choose")]
+                s = step(cfg, s, wrng.choice(busy if busy and wrng.random() < 0.5 else acts))
+    return cases
+
+
+def test_a_deferred_renumbering_changes_no_step(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The moves that leave their renumbering to a later one (``renumber=False``) give every
+    transition the result it has when every move renumbers at once, on states whose
+    positions are scrambled.  The same check, with *every* move deferring, finds steps that
+    differ (a draw of two reads the top of the library between its moves): it can fail."""
+    cases = _deferral_cases()
+    rules = {t.rule for _, t, _ in cases}
+    assert len(cases) >= 500 and "choose.discard" in rules and sum(r.startswith("pass.resolve") for r in rules) >= 6
+    renumbered = _steps(monkeypatch, True, cases)
+    as_written = _steps(monkeypatch, None, cases)
+    bad = [(t.rule, s) for (_, t, s), x, y in zip(cases, as_written, renumbered, strict=True) if x != y]
+    assert not bad, bad[:3]
+    none_renumber = _steps(monkeypatch, False, cases)
+    assert any(x != y for x, y in zip(none_renumber, renumbered, strict=True))

@@ -265,7 +265,9 @@ class Encoding:
     renumbered_from: State | None = None
     #: The transitions whose final renumbering is one term shared by all in ``step_rel``
     #: (:func:`factored_compaction`), and the same relation with each one's own: BMC's.
-    #: The shared one has fewer terms (72k against 132k on ``examples/scale/04-plot-14``) and
+    #: The shared one has fewer terms (on ``examples/scale/04-plot-14``, 51k against 55k since
+    #: most moves leave their renumbering to ``settle``'s, ``model/zones.py``'s note "Deferred
+    #: renumbering"; 72k against 132k before) and
     #: k-induction's queries cost less on it (the ladder's rlimit, ``docs/figures.md``), while
     #: BMC from every placement went deeper without it on ``costs`` (depth 10 against 9 in 60 s;
     #: a depth there took up to twice as long, on the relation's own terms).
