@@ -154,10 +154,13 @@ def factored_compaction(cfg: Config, shared: SharedCompaction, act: Any, a: Stat
                         before: Sequence[State | None], flat_raw: list[list[Any]]) -> tuple[int, list[list[Any]]]:
     """One compaction for every transition whose effect ends with one, instead of one each.
 
-    Most effects end with a move, and every move ends by renumbering the library and stack
-    positions (``zones.compact``, O(n^2) counting terms for n slots).  Built per transition,
-    that was most of the relation: on ``examples/scale/04-plot-14``, the 21 choices of two
-    cards for Faithless Looting's discard and the 28 passes were 97k of its 132k terms.
+    Most effects end with a move, and a move renumbers the library and stack positions
+    (``zones.compact``, O(n^2) counting terms for n slots), unless its caller leaves that to
+    a later renumbering (``model/zones.py``, "Deferred renumbering": a spell's resolution, a
+    discard now end without one).  Built per transition, that was most of the relation: on
+    ``examples/scale/04-plot-14``, before the deferral, the 21 choices of two cards for
+    Faithless Looting's discard and the 28 passes were 97k of its 132k terms; the casts,
+    each ending with its move to the stack, still share one here.
 
     Why it is the same relation: for such a transition ``i``, ``effect_i == compact(p_i)``,
     where ``p_i`` is its state before that last compaction (:meth:`SharedCompaction.last_of`
