@@ -222,7 +222,8 @@ def _deferral_cases():  # type: ignore[no-untyped-def]
                 # (a player may leave in every state: one state in ten is plenty for that)
                 cases += [(cfg, t, raw) for t in catalogue(cfg).transitions
                           if t.enabled(raw) and (t.rule != "leave" or rng.random() < 0.1)]
-                acts = [a for a in legal_actions(cfg, s) if a.verb != "leave"]  # (taken below, as a case)
+                # leaving is checked above, as a case; taken, it would end most walks
+                acts = [a for a in legal_actions(cfg, s) if a.verb != "leave"]
                 if not acts:
                     break
                 # half the time a spell or a choice, so that resolutions and their choices come
