@@ -11,8 +11,7 @@ Interrupter, Snapcaster Mage) asks for it the same way (CR 603.3d).
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Iterable
+from typing import Callable, Iterable
 
 from .card_rules import card_rules, face_rules, registry
 from .common import acting, clear_choice
@@ -22,7 +21,7 @@ from .plot import make_plotted
 from .state import BATTLEFIELD, EXILE, GRAVEYARD, LEFT, PLANE_SOURCED, P_NONE, State, branch
 from .targets import still_legal
 from .turns import all_others_passed, give_priority_to_active
-from .vocabulary import Action, Cond, Transition
+from .vocabulary import Action, Cond, Transition, staged
 from .zones import flashback_exiles, move, remove_ability, top_is_ability, top_is_card
 
 
@@ -136,10 +135,18 @@ def choice_transitions(cfg: Config) -> Iterable[Transition]:
         rules = card_rules(sl.card.name)
         if rules.choices is None:
             continue
+        # one object for all of the card's choices (``staged``): the spell finishes the same way
+        finish = _finishing(cfg, m) if rules.finishes else None
         for t in rules.choices(cfg, m):
-            if rules.finishes:
-                t = replace(t, effect=lambda s, e=t.effect, m=m: finish_spell(cfg, e(s), m))
-            yield t
+            yield t if finish is None else staged(t, finish)
+
+
+def _finishing(cfg: Config, m: int) -> Callable[[State], State]:
+    """The end of the spell in slot ``m`` after its choice (CR 608.2n), one function object
+    for all of its choices: the family the Z3 relation builds once (``staged``)."""
+    def finish(s: State) -> State:
+        return finish_spell(cfg, s, m)
+    return finish
 
 
 __all__ = ["transitions", "choice_transitions", "finish_spell", "enters", "resolve_card", "resolve_ability"]

@@ -13,15 +13,15 @@ The cleanup step has no step of its own in the state: its discard to maximum han
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
-from .vocabulary import Action, Cond, Transition
+from .vocabulary import Action, Cond, Transition, staged
 from .common import acting, ask_choice, clear_choice, discarded_from_hand, game_on, n_in_game, next_in_game, pending_cond, receiver_of_priority
 from .config import Config
 from .logic import And, Count, If, Not, Or, at, put
 from .payment import empty_pools
 from .state import BEGINNING, END, GRAVEYARD, P_HAND_SIZE, State, branch
-from .zones import draw, hand_count, move
+from .zones import compact, draw, hand_count, move
 
 # CR 402.2: a player's maximum hand size is seven (no card of the pool changes it).
 MAX_HAND_SIZE = 7
@@ -109,15 +109,35 @@ def discard_choices(cfg: Config) -> Iterable[Transition]:
     between two discards), and a hand of ``h`` cards asks ``h`` transitions instead of one per
     subset of every size."""
     for p in discarders(cfg):
+        then = _after_discard(cfg, p)  # one object for all of the player's choices (``staged``)
         for k in cfg.slots_where(lambda sl, p=p: sl.owner == p):
             conds = (game_on(cfg), pending_cond(P_HAND_SIZE, p, cr="514.1"), discarded_from_hand((k,)))
-            yield Transition(Action("choose", p, cards=(k,)), "choose.hand-size", "514.1", conds,
-                             lambda s, p=p, k=k: _discard_one(cfg, s, p, k))
+            yield staged(Transition(Action("choose", p, cards=(k,)), "choose.hand-size", "514.1", conds,
+                                    lambda s, k=k: _discard(cfg, s, k)), then)
 
 
-def _discard_one(cfg: Config, s: State, p: int, k: int) -> State:
-    s = move(cfg, s, [j == k for j in range(cfg.n)], GRAVEYARD)
-    return branch(over_hand_size(cfg, s, p), lambda: s, lambda: next_turn(cfg, clear_choice(s)))
+def _discard(cfg: Config, s: State, k: int) -> State:
+    """Card ``k`` from the hand to the graveyard, the positions renumbered first.
+
+    First, not after the discard: a card leaving a hand for a graveyard changes no library
+    or stack, so the positions are the same either way (:func:`.zones.compact` gives a card
+    outside them position 0, as the move does), and the guard puts card ``k`` in the hand.
+    Why: every such discard then renumbers the same state (in the Z3 relation, one set of
+    O(n^2) counting terms for all of them, not one after each discard)."""
+    return move(cfg, compact(cfg, s), [j == k for j in range(cfg.n)], GRAVEYARD, renumber=False)
+
+
+def _after_discard(cfg: Config, p: int) -> Callable[[State], State]:
+    """What follows a discard of ``p``'s: the next turn once the hand is down to size.
+
+    The next turn's draw reads the top of the library (the discard left the positions
+    renumbered); its own renumbering is left to the one this ends with (the note "Deferred
+    renumbering" in ``zones.py``: nothing in between reads a position), which the Z3
+    relation shares with the other effects that end with one (``factored_compaction``)."""
+    def then(s: State) -> State:
+        return compact(cfg, branch(over_hand_size(cfg, s, p), lambda: s,
+                                   lambda: next_turn(cfg, clear_choice(s), renumber=False)))
+    return then
 
 
 def cleanup(cfg: Config, s: State) -> State:
@@ -137,8 +157,9 @@ def untap_step(cfg: Config, s: State, active: Any) -> State:
     return s.replace(tapped=tapped, land_played=0)
 
 
-def next_turn(cfg: Config, s: State) -> State:
-    """Begin the next turn (CR 500.7, 800.4k, 901.6, 504.1)."""
+def next_turn(cfg: Config, s: State, renumber: bool = True) -> State:
+    """Begin the next turn (CR 500.7, 800.4k, 901.6, 504.1); ``renumber=False``: the draw's
+    renumbering is left to the caller's (:func:`.zones.draw`)."""
     s = cleanup(cfg, s)
     E = cfg.extra_slots
     # CR 800.4k: a queued extra turn of a player who has left the game doesn't begin (mutant
@@ -166,7 +187,7 @@ def next_turn(cfg: Config, s: State) -> State:
         # "turns.planar-control-follows-turn": the planar controller stays who it was).
         s = s.replace(planar_ctrl=nxt)
     # CR 504.1: the active player draws a card in the draw step (of the beginning phase).
-    return draw(cfg, s, nxt)
+    return draw(cfg, s, nxt, renumber=renumber)
 
 
 __all__ = ["transitions", "after_action", "give_priority_to_active", "next_turn", "discard_choices", "discarders",

@@ -8,7 +8,7 @@ import cycle (a test walks the package's import graph).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from .errors import MtgcheckError
@@ -108,6 +108,11 @@ class Transition:
     #: The card whose own effect this rule is (Make Your Own Luck's choice), "" for a rule
     #: of the game: reports name the card beside the CR number (:func:`cited`).
     card: str = ""
+    #: A staged effect (:func:`staged`): ``effect(s) == then(head(s))``, where ``then`` is one
+    #: function object shared by every transition of a family of choices (the cards to
+    #: discard, ...), and ``head`` is what differs between them.  None: not staged.
+    head: Callable[..., State] | None = None
+    then: Callable[..., State] | None = None
 
     def enabled(self, s: State) -> bool:
         return all(c.test(s) for c in self.conds)
@@ -117,6 +122,19 @@ class Transition:
             if not c.test(s):
                 return i, c
         return None
+
+
+def staged(t: Transition, then: Callable[..., State]) -> Transition:
+    """``t`` followed by ``then``: its effect ``then(t.effect(s))``, built from the two so that
+    it cannot differ from them, and the two kept (``head``, ``then``).
+
+    Why: the transitions of one choice (which card to discard, which pair) differ only in
+    their first part, and go on the same way (the next turn, the spell finishing).  The Z3
+    relation builds the shared part once over the choices' merged first parts
+    (``relation.staged_effects``), not once per choice; concrete runs just call ``effect``."""
+    assert t.then is None, "staged once: the head is the transition's own effect"
+    head = t.effect
+    return replace(t, effect=lambda s: then(head(s)), head=head, then=then)
 
 
 @dataclass(frozen=True, slots=True)

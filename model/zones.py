@@ -223,14 +223,17 @@ def hand_count(cfg: Config, s: State, player: Any) -> Any:
     return Count(And(cfg.slots[j].owner == player, s.zone[j] == HAND) for j in range(cfg.n))
 
 
-def draw(cfg: Config, s: State, player: Any, count: int = 1) -> State:
+def draw(cfg: Config, s: State, player: Any, count: int = 1, renumber: bool = True) -> State:
     """CR 121.2: draw one card at a time; drawing from an empty library is remembered for
-    the state-based action of CR 704.5b."""
-    for _ in range(count):
+    the state-based action of CR 704.5b.
+
+    Each draw reads the top of the library (position 0), so every draw but the last
+    renumbers; ``renumber=False`` leaves the last one's to a later one (as for :func:`move`)."""
+    for i in range(count):
         empty = library_count(cfg, s, player) == 0
         s = s.replace(drew_empty=put(s.drew_empty, player, If(empty, 1, at(s.drew_empty, player))))
         s = move(cfg, s, [And(cfg.slots[j].owner == player, s.zone[j] == LIBRARY, s.pos[j] == 0)
-                          for j in range(cfg.n)], HAND)
+                          for j in range(cfg.n)], HAND, renumber=renumber or i < count - 1)
     return s
 
 

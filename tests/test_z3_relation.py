@@ -2,7 +2,8 @@
 declares (``model.zones.SHARED_COMPACT``), only while the relation is built, and only for
 the configuration it was built for: no module of the model is patched, and nothing of it
 outlives the build (a concrete run or another configuration's build never sees it).  The
-one final renumbering shared by the effects that end with one is each one's own."""
+one final renumbering shared by the effects that end with one is each one's own, and so is
+the shared part of a family of choices."""
 
 from __future__ import annotations
 
@@ -40,8 +41,9 @@ def test_the_shared_renumbering_is_the_models_own_and_lives_only_while_the_relat
         assert sol.check() == z3.unsat  # the same terms, whichever way they were built
 
 
-@pytest.mark.parametrize("relation", ["step_rel", "step_rel_each"])
-def test_the_one_final_renumbering_is_each_transitions_own_in_every_state(relation: str) -> None:
+@pytest.mark.parametrize(("relation", "conf"), [("step_rel", "break-rites"), ("step_rel_each", "break-rites"),
+                                               ("step_rel", "break-flashback"), ("step_rel", "break-hand-size")])
+def test_the_one_final_renumbering_is_each_transitions_own_in_every_state(relation: str, conf: str) -> None:
     """Proved for every state, not sampled: the relation's ``m`` (after the action, before
     the state-based actions), with ``act == i``, is transition i's own effect, for every i.
     Most effects end with a renumbering of the positions, built once for all of them
@@ -49,19 +51,25 @@ def test_the_one_final_renumbering_is_each_transitions_own_in_every_state(relati
     renumbering there would seldom show in a successor state of random play.  Each entry
     of ``m`` is its equation's right side with ``act`` set to i and ``m``'s own entries
     replaced by theirs (``P`` reads ``m``'s zones), and Z3 shows it equal to the effect's.
-    BMC's relation, each transition's renumbering its own (``step_rel_each``), likewise."""
-    rites = SMALL["break-rites"]
-    cfg, s0 = build(rites.position)
+    BMC's relation, each transition's renumbering its own (``step_rel_each``), likewise.
+    And the families of choices whose shared part is built once over their merged first
+    parts (``relation.staged_effects``): Faithless Looting's discards, the discards to
+    hand size."""
+    cfg, s0 = build(SMALL[conf].position)
     with z3bmc.fresh_context():
         enc = z3bmc.Encoding.build(cfg, s0)
-        assert enc.m is not None and enc.factored >= len(enc.actions) // 2
+        split = enc.m is not None  # (a state in an assertion would be printed whole)
+        assert split
+        factored, staged, n = enc.factored, enc.staged, len(enc.actions)
+        assert factored >= n // 3 and (staged >= 4) == (conf != "break-rites"), (factored, staged, n)  # there to check
         fm = flat(enc.m)
         index = {x.get_id(): j for j, x in enumerate(fm)}
         rhs = {index[c.arg(0).get_id()]: c.arg(1) for c in getattr(enc, relation).children()
                if z3.is_eq(c) and c.arg(0).get_id() in index}
         assert len(rhs) == len(fm)  # one equation per entry of ``m``: the frame form
         differ = []
-        for i in range(len(enc.actions)):
+        # elsewhere, the choices (the families), the rest being break-rites' code paths
+        for i in (range(n) if conf == "break-rites" else [i for i in range(n) if enc.actions[i].verb == "choose"]):
             at_i = {j: z3.substitute(r, (enc.act, z3.IntVal(i))) for j, r in rhs.items()}
             pairs = [(fm[j], v) for j, v in at_i.items()]
             effect = flat(enc.raw[i])

@@ -10,7 +10,7 @@ import z3
 
 from mtgcheck.model.actions import Action, catalogue
 from mtgcheck.model.config import Config
-from mtgcheck.model.logic import And, Implies, symbolic
+from mtgcheck.model.logic import And, Implies, is_sym, symbolic
 from mtgcheck.model.state import FIELDS, State, equal_states, flat, symbolic_state
 from mtgcheck.properties.base import Property
 
@@ -37,6 +37,13 @@ def raw_transitions(cfg: Config) -> list[tuple[Any, Any]]:
     Falls back to the settled effects (and no separate settle) if the catalogue's make-up
     ever differs from this reading of it."""
     ts = catalogue(cfg).transitions
+    return [(t.conds, r.effect) for t, r in zip(ts, _gathered(cfg), strict=True)]
+
+
+def _gathered(cfg: Config) -> list[Any]:
+    """The catalogue's transitions as the model gathers them (their effects before
+    ``settle``; :func:`raw_transitions`), or none if their make-up differs from the catalogue's."""
+    ts = catalogue(cfg).transitions
     try:
         from mtgcheck.model.actions import gather
 
@@ -44,7 +51,7 @@ def raw_transitions(cfg: Config) -> list[tuple[Any, Any]]:
     except Exception:  # pragma: no cover - the model's internals moved
         raw = []
     if len(raw) == len(ts) and all(r.action == t.action and r.rule == t.rule for r, t in zip(raw, ts, strict=True)):
-        return [(t.conds, r.effect) for t, r in zip(ts, raw, strict=True)]
+        return raw
     return []
 
 
@@ -203,6 +210,57 @@ def factored_compaction(cfg: Config, shared: SharedCompaction, act: Any, a: Stat
     return len(ends), effects
 
 
+def staged_effects(cfg: Config, shared: SharedCompaction, act: Any, a: State, stages: Sequence[tuple[Any, Any] | None],
+                   effects: list[State], before: list[State | None]) -> int:
+    """The effects of staged transitions (``model.vocabulary.staged``: ``effect == then(head)``)
+    with one ``then`` per family, built over the family's merged heads, instead of one each.
+
+    A family is the transitions that share one ``then`` object (the cards a player may
+    discard to hand size, the pairs Faithless Looting may discard).  Built per transition,
+    each one's ``then`` (the next turn, the spell finishing) was a copy of the same terms
+    over a state that differs in one card or two.  ``H`` is the state each of whose entries
+    is head ``i``'s when ``act == i`` (an ``If`` chain over the family, an entry every head
+    leaves alike kept as it is); ``then(H)`` is ``then(head_i(a)) == effect_i(a)`` whenever
+    ``act == i``, since a function applied to a case split is the case split of its values
+    (``then`` reads nothing but its state).  So ``then(H)`` is the effect of every member,
+    in ``effects`` (and ``before``, the input of its last renumbering, for
+    :func:`factored_compaction`), replaced in place; the per-transition reading
+    (``Encoding.raw``, BMC's ``step_rel_each``, the interval pass) keeps each one's own.
+    ``tests/test_z3_relation.py`` proves the relation's state after the action equal to each
+    transition's own effect in every state.  Returns how many transitions are in a family
+    of two or more."""
+    families: dict[int, tuple[Any, list[int]]] = {}
+    for i, st in enumerate(stages):
+        if st is not None:
+            families.setdefault(id(st[1]), (st[1], []))[1].append(i)
+    done = 0
+    for then, idx in families.values():
+        if len(idx) < 2:
+            continue
+        heads = [stages[i][0](a) for i in idx]  # type: ignore[index]
+        merged = {}
+        for f in FIELDS:
+            vals = [flat_field(h, f) for h in heads]
+            entries = []
+            for j in range(len(vals[0])):
+                col = [v[j] for v in vals]
+                if all(x is col[0] or (not is_sym(x) and not is_sym(col[0]) and x == col[0]) for x in col):
+                    entries.append(col[0])  # every head alike: kept as it is (a constant stays one)
+                    continue
+                terms = [as_term(x) for x in col]
+                default = terms[-1]
+                entries.append(by_transition(act, default, [(i, t) for i, t in zip(idx[:-1], terms[:-1], strict=True)
+                                                            if not t.eq(default)]))
+            merged[f] = tuple(entries) if isinstance(getattr(a, f), tuple) else entries[0]
+        start = len(shared.calls)
+        out = then(a.replace(**merged))
+        last = shared.last_of(start, out)
+        for i in idx:
+            effects[i], before[i] = out, last
+        done += len(idx)
+    return done
+
+
 def flat_field(s: State, f: str) -> tuple[Any, ...]:
     """One field of a state as a tuple (a scalar as a tuple of one)."""
     v = getattr(s, f)
@@ -275,6 +333,9 @@ class Encoding:
     #: BMC from every placement went deeper without it on ``costs`` (depth 10 against 9 in 60 s;
     #: a depth there took up to twice as long, on the relation's own terms).
     factored: int = 0
+    #: The transitions whose effect's shared part is built once per family in ``step_rel``
+    #: (:func:`staged_effects`); BMC's ``step_rel_each`` builds each one's own.
+    staged: int = 0
     step_rel_each: Any = None
     _props: dict[str, list[Any]] = field(default_factory=dict)
     _rels: list[Any] | None = None
@@ -294,6 +355,8 @@ class Encoding:
             en_cr: dict[str, str] = {}
             actions, rules, guards, raw = [], [], [], []
             before_compact: list[State | None] = []  # per transition: see factored_compaction
+            gathered = _gathered(cfg) if split else []
+            stages = [(r.head, r.then) if r.then is not None else None for r in gathered]
             for i, t in enumerate(ts):
                 conds = split[i][0] if split else t.conds
                 parts = []
@@ -313,8 +376,11 @@ class Encoding:
             parts += [z3.Implies(act == i, g) for i, g in enumerate(guards) if not z3.is_true(g)]
             fa, fm = flat(a), flat(m)
             flat_raw = [flat(e) for e in raw]
-            factored, shared_raw = factored_compaction(cfg, shared, act, a, m, before_compact, flat_raw) \
-                if split and shared.applies() else (0, flat_raw)
+            one_raw = list(raw)
+            staged = staged_effects(cfg, shared, act, a, stages, one_raw, before_compact) if stages else 0
+            flat_one = [flat(e) for e in one_raw] if staged else flat_raw
+            factored, shared_raw = factored_compaction(cfg, shared, act, a, m, before_compact, flat_one) \
+                if split and shared.applies() else (0, flat_one)
 
             def frame(effects: list[list[Any]], j: int, x: Any) -> Any:
                 # a transition that leaves this entry as it was is no case of it
@@ -331,7 +397,7 @@ class Encoding:
                 parts.append(equal_states(b, settled))
         return cls(cfg, init, a, b, actions, rules, en, en_cr, time.monotonic() - t0, guards=guards,
                    m=m if split else None, act=act, step_rel=z3.And(parts + one), raw=raw, settled=settled,
-                   renumbered_from=pre, factored=factored, step_rel_each=z3.And(parts + each))
+                   renumbered_from=pre, factored=factored, staged=staged, step_rel_each=z3.And(parts + each))
 
     def add_step_fact(self, fact: Any) -> None:
         """Conjoin to the relation a term over ``b`` proved to hold after every step
