@@ -36,8 +36,8 @@ def raw_transitions(cfg: Config) -> list[tuple[Any, Any]]:
     over an intermediate state, instead of once per transition (most of the build time).
     Falls back to the settled effects (and no separate settle) if the catalogue's make-up
     ever differs from this reading of it."""
-    ts = catalogue(cfg).transitions
-    return [(t.conds, r.effect) for t, r in zip(ts, _gathered(cfg), strict=True)]
+    raw = _gathered(cfg)
+    return [(t.conds, r.effect) for t, r in zip(catalogue(cfg).transitions, raw, strict=True)] if raw else []
 
 
 def _gathered(cfg: Config) -> list[Any]:
@@ -210,7 +210,7 @@ def factored_compaction(cfg: Config, shared: SharedCompaction, act: Any, a: Stat
     return len(ends), effects
 
 
-def staged_effects(cfg: Config, shared: SharedCompaction, act: Any, a: State, stages: Sequence[tuple[Any, Any] | None],
+def staged_effects(shared: SharedCompaction, act: Any, a: State, stages: Sequence[tuple[Any, Any] | None],
                    effects: list[State], before: list[State | None]) -> int:
     """The effects of staged transitions (``model.vocabulary.staged``: ``effect == then(head)``)
     with one ``then`` per family, built over the family's merged heads, instead of one each.
@@ -377,7 +377,7 @@ class Encoding:
             fa, fm = flat(a), flat(m)
             flat_raw = [flat(e) for e in raw]
             one_raw = list(raw)
-            staged = staged_effects(cfg, shared, act, a, stages, one_raw, before_compact) if stages else 0
+            staged = staged_effects(shared, act, a, stages, one_raw, before_compact) if stages else 0
             flat_one = [flat(e) for e in one_raw] if staged else flat_raw
             factored, shared_raw = factored_compaction(cfg, shared, act, a, m, before_compact, flat_one) \
                 if split and shared.applies() else (0, flat_one)
