@@ -61,14 +61,17 @@ def test_the_one_final_renumbering_is_each_transitions_own_in_every_state(relati
         split = enc.m is not None  # (a state in an assertion would be printed whole)
         assert split
         factored, staged, n = enc.factored, enc.staged, len(enc.actions)
-        assert factored >= n // 3 and (staged >= 4) == (conf != "break-rites"), (factored, staged, n)  # there to check
+        # what is checked is there: most renumberings shared (a third where the choices are
+        # many), and the families of choices staged exactly where the position has some
+        assert factored >= (n // 2 if conf == "break-rites" else n // 3), (factored, n)
+        assert (staged >= 4) == (conf != "break-rites"), staged
         fm = flat(enc.m)
         index = {x.get_id(): j for j, x in enumerate(fm)}
         rhs = {index[c.arg(0).get_id()]: c.arg(1) for c in getattr(enc, relation).children()
                if z3.is_eq(c) and c.arg(0).get_id() in index}
         assert len(rhs) == len(fm)  # one equation per entry of ``m``: the frame form
         differ = []
-        # elsewhere, the choices (the families), the rest being break-rites' code paths
+        # every transition of break-rites; on the others, their choices (the families)
         for i in (range(n) if conf == "break-rites" else [i for i in range(n) if enc.actions[i].verb == "choose"]):
             at_i = {j: z3.substitute(r, (enc.act, z3.IntVal(i))) for j, r in rhs.items()}
             pairs = [(fm[j], v) for j, v in at_i.items()]
