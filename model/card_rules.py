@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from .ability_kinds import ABILITY_KINDS
@@ -36,8 +37,7 @@ def ability_kind(name: str) -> int:
     one order, the same whatever the setup), so allocate a card's kinds in that order.
     """
     kind = ABILITY_KINDS.allocate(name)
-    for hook in ON_CHANGE:  # a catalogue built before knows fewer kinds
-        hook()
+    _changed()  # a catalogue built before knows fewer kinds
     return kind
 
 
@@ -80,6 +80,9 @@ class CardRules:
     lets_cast_free: bool = False
     #: Its owner may plot nonland cards from the top of their library (CR 702.170f).
     plots_top_of_library: bool = False
+    #: The kinds of triggered ability its own triggers put on the stack (an enters trigger's,
+    #: CR 603.3d; a cast trigger names its kind itself): read by :func:`game_ability_kinds`.
+    triggers: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -146,6 +149,31 @@ def plane_rules(name: str) -> PlaneRules:
     return registry().planes.get(name, _NONE_PLANE)
 
 
+@lru_cache(maxsize=64)
+def game_ability_kinds(cfg: "Config") -> frozenset[int]:
+    """The kinds of triggered ability a game of this configuration can put on the stack: its
+    cards' own (:attr:`CardRules.triggers`), the cast triggers one of its cards has, and the
+    planes' (Planechase).
+
+    Why: an ability resolves by its kind (``resolution.resolve_ability``), a case split over
+    the kinds the game can have, in each ability slot.  Over every registered kind, each slot
+    of the Z3 relation carried Aven Interrupter's exile and Snapcaster Mage's grant on
+    positions with neither card: on ``examples/scale/04-plot-14`` 51k terms against 36k.
+    :func:`.zones.push_ability` refuses a kind not in this set, so a card that puts an
+    ability on the stack without declaring it fails as the rules are built, never silently.
+    """
+    from .state import PLANE_SOURCED
+
+    found = {k for sl in cfg.slots for k in card_rules(sl.card.name).triggers}
+    found |= {t.kind for t in _REGISTRY.cast_triggers if any(t.applies_to(sl.card) for sl in cfg.slots)}
+    if cfg.planechase:
+        found |= set(PLANE_SOURCED)
+    return frozenset(found)
+
+
+ON_CHANGE.append(game_ability_kinds.cache_clear)  # a scratch registry has other cards and triggers
+
+
 def register_face(name: str, rules: FaceRules) -> None:
     _unique(_REGISTRY.faces, name, "face")
     _REGISTRY.faces[name] = rules
@@ -156,6 +184,7 @@ def register_card(name: str, rules: CardRules) -> None:
     if rules.choices is not None:
         rules = replace(rules, choices=_named(name, rules.choices))
     _REGISTRY.cards[name] = rules
+    _changed()
 
 
 def _named(name: str, choices: Callable[["Config", int], Iterable["Transition"]]
@@ -178,11 +207,19 @@ def register_cast_trigger(trigger: CastTrigger) -> None:
         raise ValueError(f"a cast trigger of ability kind {trigger.kind} is registered twice")
     _REGISTRY.cast_triggers.append(trigger)
     _REGISTRY.cast_triggers.sort(key=lambda t: t.kind)
+    _changed()
 
 
 def register_ability(kind: int, resolve: Callable[["Config", "State", int], "State"]) -> None:
     _unique(_REGISTRY.abilities, kind, "ability kind")
     _REGISTRY.abilities[kind] = resolve
+
+
+def _changed() -> None:
+    """A registration can change what a configuration's cards do (its ability kinds,
+    :func:`game_ability_kinds`; its catalogue): the per-configuration caches start again."""
+    for hook in ON_CHANGE:
+        hook()
 
 
 def _unique(table: dict[Any, Any], key: Any, what: str) -> None:
@@ -203,12 +240,10 @@ def scratch() -> Iterator[Registry]:
     kinds = len(ABILITY_KINDS)
     _REGISTRY = Registry(dict(saved.faces), dict(saved.cards), dict(saved.planes), list(saved.cast_triggers),
                          dict(saved.abilities))
-    for hook in ON_CHANGE:
-        hook()
+    _changed()
     try:
         yield _REGISTRY
     finally:
         _REGISTRY = saved
         ABILITY_KINDS.restore(kinds)
-        for hook in ON_CHANGE:
-            hook()
+        _changed()

@@ -189,7 +189,9 @@ register_card("Make Your Own Luck", CardRules(choices=_luck_choices, finishes=Tr
 
 def _loot(cfg: Config, s: State, j: int) -> State:
     p = _owner(cfg, j)
-    s = draw(cfg, s, p, 2)
+    # The last draw's renumbering is settle's: asking and finishing read no position (zones:
+    # "Deferred renumbering").
+    s = draw(cfg, s, p, 2, renumber=False)
     return ask_choice(s, hand_count(cfg, s, p) > 0, P_LOOT, p, j)  # then discard two
 
 
@@ -260,7 +262,7 @@ def _aven_exile(cfg: Config, s: State, a: int) -> State:
 
 
 register_card("Aven Interrupter", CardRules(
-    enters=_aven_enters, cost_increase=_aven_tax,
+    enters=_aven_enters, cost_increase=_aven_tax, triggers=(AB_AVEN,),
     choices=_target_choices(P_AVEN_TARGET, AB_AVEN, lambda cfg, m: [k for k, o in enumerate(cfg.slots)
                                                                     if k != m and not o.card.is_("Land")], STACK)))
 register_ability(AB_AVEN, _aven_exile)
@@ -284,7 +286,7 @@ def _snap_grant(cfg: Config, s: State, a: int) -> State:
 
 
 register_card("Snapcaster Mage", CardRules(
-    enters=_snap_enters, choices=_target_choices(P_SNAP_TARGET, AB_SNAP, _snap_candidates, GRAVEYARD)))
+    enters=_snap_enters, triggers=(AB_SNAP,), choices=_target_choices(P_SNAP_TARGET, AB_SNAP, _snap_candidates, GRAVEYARD)))
 register_ability(AB_SNAP, _snap_grant)
 
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from .card_rules import card_rules, face_rules, registry
+from .card_rules import card_rules, face_rules, game_ability_kinds, registry
 from .common import acting, clear_choice
 from .config import Config
 from .logic import And, If, Not
 from .plot import make_plotted
-from .state import BATTLEFIELD, EXILE, GRAVEYARD, LEFT, PLANE_SOURCED, P_NONE, State, branch
+from .state import BATTLEFIELD, EXILE, GRAVEYARD, LEFT, P_NONE, State, branch
 from .targets import still_legal
 from .turns import all_others_passed, give_priority_to_active
 from .vocabulary import Action, Cond, Transition, staged
@@ -98,9 +98,8 @@ def resolve_ability(cfg: Config, s: State, a: int) -> State:
     """The triggered ability in slot ``a`` resolves (each kind's effect is registered by the
     card or the rule it belongs to), leaves the stack, and the active player gets priority."""
     kind = s.ab_kind[a]
-    reg = registry()
-    table = [(code, fn) for code, fn in sorted(reg.abilities.items())
-             if cfg.planechase or code not in PLANE_SOURCED]  # planes' abilities: Planechase only
+    kinds = game_ability_kinds(cfg)  # only those the game's cards and planes have
+    table = [(code, fn) for code, fn in sorted(registry().abilities.items()) if code in kinds]
     out = s
     for code, fn in reversed(table):
         out = branch(kind == code, lambda fn=fn: fn(cfg, s, a), lambda out=out: out)

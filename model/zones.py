@@ -11,6 +11,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Callable, Sequence
 
+from .ability_kinds import ABILITY_KINDS
+from .card_rules import game_ability_kinds
 from .config import Config
 from .logic import And, Count, If, Not, Or, Sum, at, is_sym, put, symbolic_mode
 from .state import (ABILITY_RESET, AB_NONE, CARD_RESET, EXILE, HAND, LIBRARY, OUTSIDE, STACK,
@@ -251,8 +253,12 @@ def push_ability(cfg: Config, s: State, kind: int, ctrl: Any, src: Any, when: An
     """CR 603.3: put a triggered ability on the stack, in the first free ability slot.
 
     With no free slot the configuration's bound is hit: ``overflow`` is set so that no
-    checker can mistake the truncated run for a pass.
+    checker can mistake the truncated run for a pass.  ``kind`` must be one the game can
+    have (:func:`.card_rules.game_ability_kinds`: an ability resolves only by those).
     """
+    if kind not in game_ability_kinds(cfg):
+        raise ValueError(f"ability kind {ABILITY_KINDS[kind]!r} is put on the stack, but no card or plane "
+                         "of the configuration declares it (CardRules.triggers, a cast trigger, Planechase)")
     A = cfg.ability_slots
     free = [s.ab_kind[k] == AB_NONE for k in range(A)]
     chosen = [And(when, free[k], *[Not(free[i]) for i in range(k)]) for k in range(A)]

@@ -165,3 +165,31 @@ def test_a_kind_allocated_in_a_scratch_registry_is_forgotten_after() -> None:
         with pytest.raises(ValueError, match="allocated twice"):
             card_rules.ability_kind("prowess")
     assert list(ABILITIES) == before
+
+
+def test_a_game_resolves_only_the_ability_kinds_its_cards_and_planes_declare() -> None:
+    """``game_ability_kinds``: what the cards of a position (their entries' ``triggers``, the
+    cast triggers they have) and its planes put on the stack; putting any other kind there
+    is refused as the rules run, so the set cannot leave out a kind a game reaches."""
+    from mtgcheck.configs import SMALL
+    from mtgcheck.model.card_rules import game_ability_kinds
+    from mtgcheck.model.state import ABILITIES, AB_NONE
+    from mtgcheck.model.zones import push_ability
+
+    def names(conf) -> set[str]:  # type: ignore[no-untyped-def]
+        return {ABILITIES[k] for k in game_ability_kinds(build(conf.position)[0])}
+
+    by_name = {c.name: c for c in BUILTIN}
+    assert names(by_name["plot"]) == {"show-off-pump"}
+    assert names(SMALL["break-aven"]) == {"aven-exile"}
+    assert {"chaos", "planeswalk"} <= names(by_name["planechase"])
+    assert not {"chaos", "planeswalk"} & names(by_name["plot"])
+    # every kind on the stack in the states the search reaches is one of them
+    for conf in (by_name["plot"], SMALL["break-aven"]):
+        _, ex = graph.check(conf, [])
+        seen = {k for s in ex.states for k in s.ab_kind} - {AB_NONE}
+        assert seen and seen <= game_ability_kinds(ex.cfg)
+    cfg, s0 = build(by_name["plot"].position)
+    aven = ABILITIES.index("aven-exile")
+    with pytest.raises(ValueError, match="aven-exile"):
+        push_ability(cfg, s0, aven, 0, 0)
