@@ -69,19 +69,19 @@ def test_out_of_resources_is_holds_out_of_time_is_unknown() -> None:
 
 
 def test_a_step_case_too_big_whole_is_split_by_transition(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """On ``costs`` at a limit of half a million, the step case of every-card-in-one-zone runs out
+    """On ``costs`` at a limit of one million, the step case of one-alternative-cost runs out
     as one query over the whole relation, and each transition's query alone is unsat: the
     split proves it at k = 0.  With no room for a split, the same run proves nothing."""
     from mtgcheck.configs import BUILTIN
 
     costs = next(c for c in BUILTIN if c.name == "costs")
-    prop = BY_ID["every-card-in-one-zone"]
-    (v,) = z3bmc.check(costs, [prop], depth=1, timeout=300, rlimit=500_000)
+    prop = BY_ID["one-alternative-cost"]
+    (v,) = z3bmc.check(costs, [prop], depth=1, timeout=300, rlimit=1_000_000)
     assert v.status == PROVED and v.k == 0, v.summary()
     queries = v.stats["induction_queries"]
     assert any(q.startswith(f"k=0 {prop.id}: unknown") for q in queries)
     split = [q for q in queries if q.startswith(f"k=0 {prop.id} [")]
     assert len(split) > 10 and all(": unsat" in q for q in split[-10:])
     monkeypatch.setattr(z3bmc.path, "SPLIT_RLIMITS", 0)
-    (again,) = z3bmc.check(costs, [prop], depth=1, timeout=300, rlimit=500_000)
+    (again,) = z3bmc.check(costs, [prop], depth=1, timeout=300, rlimit=1_000_000)
     assert again.status == HOLDS, again.summary()

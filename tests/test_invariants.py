@@ -631,3 +631,31 @@ def test_a_chunk_an_earlier_run_split_is_split_at_once() -> None:
     assert split_asked and whole_asked  # told chunks split at once, the others asked whole
     assert not split_asked & set(whole_asked)  # a split chunk was never asked whole first
     assert set(told) <= set(again.summary()["split"]) < set(kept)  # only the told chunks were split
+
+
+def test_a_step_case_assumes_the_closed_candidates_after_the_step_too() -> None:
+    """The candidates closed into an inductive set hold after a step from any state where
+    they and the facts hold, so a step case may assume them on its last state too
+    (``Path.posts``).  On ``break-rites``, the zone bounds the interval pass proves make
+    ``every-card-in-one-zone`` (each ``zone`` between 0 and 6) follow on the last state: the
+    proof names them there.  Only closed candidates get such a literal."""
+    from mtgcheck.checkers.z3bmc.induction import prove_each
+    from mtgcheck.properties.catalogue import BY_ID
+
+    cfg, s0, enc = _setup()
+    mined = inv.mine(cfg, inv.sample(cfg, [s0], cap=300))
+    budget = z3bmc.Budget(z3bmc.RLIMIT, time.monotonic() + 300)
+    p = BY_ID["every-card-in-one-zone"]
+    closure = z3bmc.Closure(enc, mined, budget, [p], intervals=True)
+    zone_bounds = {n for n in closure.by_intervals if n.startswith("zone[")}
+    assert zone_bounds
+    res, _, _ = closure.path.attempt([p], budget, closed=closure.proven, proven=closure.proven)
+    assert res == z3.unsat
+    assert set(closure.path.last_support) & zone_bounds
+    assert any(lit.startswith("post:zone[") for lit in map(str, closure.path.sol.unsat_core()))
+    # through the induction: proved, and every candidate asserted after the step is closed
+    proved: dict[str, Any] = {}
+    again = z3bmc.Closure(enc, mined, budget, [p, BY_ID["object-ids-fresh"]], intervals=True)
+    prove_each(again.path, [p, BY_ID["object-ids-fresh"]], budget, proved, [], again)
+    assert p.id in proved and again.path.post_lits
+    assert set(again.path.post_lits) <= again.proven

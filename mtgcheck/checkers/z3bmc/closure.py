@@ -261,7 +261,7 @@ class Closure:
         path = self.path
         if member or p.id in self._last_support:
             among = self.proven | self._last_support.get(p.id, frozenset())
-            res, broken, core = path.attempt([p], self.budget, among=among)
+            res, broken, core = path.attempt([p], self.budget, among=among, proven=self.proven)
             if res == z3.unsat:
                 self._last_support[p.id] = frozenset(path.last_support)
                 return res, broken, core
@@ -269,7 +269,7 @@ class Closure:
                 return res, broken, core
             if self.budget.cut:
                 return z3.unknown, [], []
-        res, broken, core = path.attempt([p], self.budget)
+        res, broken, core = path.attempt([p], self.budget, proven=self.proven)
         if res == z3.unsat:
             self._last_support[p.id] = frozenset(path.last_support)
         return res, broken, core
@@ -324,7 +324,7 @@ class Closure:
         if not self.proven or self._closed_tried.get(p.id) == len(self.proven):
             return None
         self._closed_tried[p.id] = len(self.proven)
-        res, _, core = self.path.attempt([p], self.budget, closed=self.proven)
+        res, _, core = self.path.attempt([p], self.budget, closed=self.proven, proven=self.proven)
         if res != z3.unsat:
             return None
         # what the proof used, as a walk would have named it: the interval-proven among them

@@ -46,6 +46,10 @@ class Path:
         self.last_cti: tuple[State, Action] | None = None  # the last counterexample to induction
         self.ctis: dict[str, tuple[State, Action]] = {}  # property -> its counterexample, if any
         self.live: set[str] = set()
+        self._cands: dict[str, Any] = {}
+        #: Candidate -> literal ``post:NAME``: the candidate on the path's last state
+        #: (:meth:`posts`, only for candidates closed into an inductive set).
+        self.post_lits: dict[str, Any] = {}
         #: ``hyp:ID`` -> literal: state property ID (not proved yet) on the first state, a
         #: member of the closure like a candidate (joint induction; k = 0 only).
         self.hyp_lits: dict[str, Any] = {}
@@ -81,7 +85,35 @@ class Path:
             lit = z3.Bool(f"inv:{c.name}")
             self.sol.add(z3.Implies(lit, z3.And([c.build(flat(st)) for st in self.un.states[:self.k + 1]])))
             self.inv_lits[c.name] = lit
+            self._cands[c.name] = c
         self.live = live
+
+    def posts(self, proven: Collection[str]) -> list[Any]:
+        """Literals asserting the candidates ``proven`` on the path's last state too.
+
+        Only for candidates closed into an inductive set (with the properties it rests on,
+        proved and assumed as facts on every state): such a set holds after a step from any
+        state where it and the facts hold, which every query assumes of the first state, so
+        the literal adds a consequence of the query's own assumptions and changes no answer.
+        Why: Z3 need not derive it again through the relation.  A property whose step case
+        follows from bounds the interval pass proved (``every-card-in-one-zone``: every
+        ``zone`` between 0 and 6) then follows from the bounds on the last state; on
+        ``examples/scale/04-plot-14`` that property's first try ran out of its limit, and
+        the proof with every candidate named a hundred for the closure to walk."""
+        from ..invariants import flat
+
+        out = []
+        last = flat(self.un.states[self.k + 1])
+        for n in sorted(proven):
+            c = self._cands.get(n)
+            if c is None:
+                continue  # a property closed with the candidates (``hyp:ID``): a fact already
+            if n not in self.post_lits:
+                lit = z3.Bool(f"post:{n}")
+                self.sol.add(z3.Implies(lit, c.build(last)))
+                self.post_lits[n] = lit
+            out.append(self.post_lits[n])
+        return out
 
     def add_hypotheses(self, props: Sequence[Property]) -> None:
         """The state properties still to prove, each behind a literal ``hyp:ID`` on the first
@@ -101,11 +133,12 @@ class Path:
     def still_live(self, names: Any) -> bool:
         """Whether every candidate and hypothesis named in an unsat core is still live."""
         return all(n[4:] in self.live if n.startswith("inv:") else n in self.hyp_live if n.startswith("hyp:")
-                   else True for n in names)
+                   else True for n in names)  # (``post:``: proven, never dropped)
 
     def attempt(self, cands: Sequence[Property], budget: Budget,
                 closed: Collection[str] | None = None,
-                among: Collection[str] | None = None) -> tuple[Any, list[Property], list[str]]:
+                among: Collection[str] | None = None,
+                proven: Collection[str] = ()) -> tuple[Any, list[Property], list[str]]:
         """One query: the candidates, assumed on the first k steps, all hold on step k.
 
         Returns the result, the candidates a counterexample to induction breaks (sat), and
@@ -118,15 +151,19 @@ class Path:
 
         ``among``: the query assumes only those of these invariant candidates still live, and
         every property still to prove, with the whole limit and no split
-        (:meth:`.closure.Closure.step_case`)."""
+        (:meth:`.closure.Closure.step_case`).
+
+        ``proven``: candidates closed into an inductive set, assumed on the last state too
+        (:meth:`posts`)."""
         self.queries += 1
         go = z3.Bool(f"go:{self.k}:{self.queries}")
         viol = {p.id: self.un.violation(p, self.k) for p in cands}
         self.sol.add(z3.Implies(go, z3.And(*[self.holds(p, self.k) for p in cands], z3.Or(list(viol.values())))))
         what = f"k={self.k} {'+'.join(p.id for p in cands)}"
         share = 1 if self.k == 0 else STEP_SHARE
+        after = self.posts(proven)
         if closed is None and among is None:
-            assumptions = [*self.enc.en.values(), *self.facts.values(), *self.live_lits(), go]
+            assumptions = [*self.enc.en.values(), *self.facts.values(), *self.live_lits(), *after, go]
             res, core = self.ask(assumptions, budget, what, share)
         else:
             if closed is not None:
@@ -136,10 +173,11 @@ class Path:
                 hyps = [lit for n, lit in self.hyp_lits.items() if n in self.hyp_live]
                 tag, part = "among the proven", share
             assumptions = [*self.enc.en.values(), *self.facts.values(),
-                           *[lit for n, lit in self.inv_lits.items() if n in names], *hyps, go]
+                           *[lit for n, lit in self.inv_lits.items() if n in names], *hyps, *after, go]
             res = budget.check(self.sol, *assumptions, what=f"{what} ({tag})", share=part)
             core = [str(lit) for lit in self.sol.unsat_core()] if res == z3.unsat else []
-        self.last_support = [n[4:] for n in core if n.startswith("inv:")] + [n for n in core if n.startswith("hyp:")]
+        self.last_support = [n[4:] for n in core if n.startswith("inv:")] + [n for n in core if n.startswith("hyp:")] + \
+            [n[5:] for n in core if n.startswith("post:")]
         if res == z3.sat:
             m = self.sol.model()
             self.last_cti = (state_from_model(self.enc.cfg, m, self.un.states[self.k]), self.un.trace(m, self.k + 1)[-1])
@@ -193,7 +231,7 @@ class Path:
     def _core(self, names: Sequence[str]) -> list[str]:
         rules = sorted({f"CR {self.enc.en_cr[n[3:]]} ({n[3:]})" for n in names if n.startswith("en:")})
         facts = sorted(n[5:] for n in names if n.startswith("fact:"))
-        invs = sorted(n[4:] for n in names if n.startswith("inv:"))
+        invs = sorted({n.split(":", 1)[1] for n in names if n.startswith(("inv:", "post:"))})
         joint = sorted(n[4:] for n in names if n.startswith("hyp:"))
         return rules + ([f"proved {', '.join(facts)}"] if facts else []) + \
             ([f"proved together with {', '.join(joint)}"] if joint else []) + [f"invariant {n}" for n in invs]
