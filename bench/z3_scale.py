@@ -111,7 +111,8 @@ def phase(what: str) -> str:
         # asked on the candidates closed so far alone (``closed``), or among the members
         # proven and the support of the property's last proof (``among the proven``)
         among = re.search(r" \((closed|among the proven)\)$", what)
-        return f"k={m[1]} step case" + split + (f" ({among[1]})" if among else "")
+        conj = " (by conjunct)" if " (conjunct " in what else ""  # ``Path.conjuncts``
+        return f"k={m[1]} step case" + conj + split + (f" ({among[1]})" if among else "")
     return what.split(" ")[0]
 
 

@@ -69,19 +69,42 @@ def test_out_of_resources_is_holds_out_of_time_is_unknown() -> None:
 
 
 def test_a_step_case_too_big_whole_is_split_by_transition(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """On ``costs`` at a limit of one million, the step case of one-alternative-cost runs out
+    """On ``costs`` at a limit of 300,000, the step case of left-player-begins-no-turn runs out
     as one query over the whole relation, and each transition's query alone is unsat: the
     split proves it at k = 0.  With no room for a split, the same run proves nothing."""
     from mtgcheck.configs import BUILTIN
 
     costs = next(c for c in BUILTIN if c.name == "costs")
-    prop = BY_ID["one-alternative-cost"]
-    (v,) = z3bmc.check(costs, [prop], depth=1, timeout=300, rlimit=1_000_000)
+    prop = BY_ID["left-player-begins-no-turn"]
+    (v,) = z3bmc.check(costs, [prop], depth=1, timeout=300, rlimit=300_000)
     assert v.status == PROVED and v.k == 0, v.summary()
     queries = v.stats["induction_queries"]
     assert any(q.startswith(f"k=0 {prop.id}: unknown") for q in queries)
     split = [q for q in queries if q.startswith(f"k=0 {prop.id} [")]
     assert len(split) > 10 and all(": unsat" in q for q in split[-10:])
     monkeypatch.setattr(z3bmc.path, "SPLIT_RLIMITS", 0)
-    (again,) = z3bmc.check(costs, [prop], depth=1, timeout=300, rlimit=1_000_000)
+    (again,) = z3bmc.check(costs, [prop], depth=1, timeout=300, rlimit=300_000)
     assert again.status == HOLDS, again.summary()
+
+
+def test_a_property_of_every_slot_is_asked_one_conjunct_at_a_time() -> None:
+    """``object-ids-fresh`` is a conjunction, one conjunct per card slot: its step case is
+    one query per conjunct (``Path.conjuncts``), and the proof stands on all of them being
+    unsat.  Under the mutant that keeps a moved card's object id, a conjunct's query has a
+    counterexample to induction, at every k: nothing is proved."""
+    prop = BY_ID["object-ids-fresh"]
+    conf = SMALL["break-bolt"]
+    cfg, _ = build(conf.position)
+    (v,) = z3bmc.check(conf, [prop], depth=1, timeout=300)
+    assert v.status == PROVED and v.k == 0, v.summary()
+    asked = [q for q in v.stats["induction_queries"] if q.startswith(f"k=0 {prop.id} (conjunct ")]
+    unsat = {int(q.split("(conjunct ")[1].split(")")[0]) for q in asked if ": unsat" in q}
+    assert unsat == set(range(cfg.n)), asked
+
+    mutant = MUTANTS["object-id-kept"]
+    cfg, s0 = build(SMALL[mutant.position].position, disabled=mutant.disabled)
+    enc = z3bmc.Encoding.build(cfg, s0)
+    budget = z3bmc.Budget(z3bmc.STEP_SHARE * z3bmc.RLIMIT, time.monotonic() + 300)
+    assert z3bmc.prove_by_induction(enc, [prop], {prop.id: 1}, budget, max_k=1)[0] == {}
+    sat = [what for what, res, *_ in budget.queries if res == str(z3.sat)]
+    assert [w.split(" ")[0] for w in sat] == ["k=0", "k=1"] and all("(conjunct " in w for w in sat), budget.queries
