@@ -232,6 +232,15 @@ def _target_choices(pending: int, ability: int, candidates: Any, legal_zone: int
     return choices
 
 
+def _targeting_trigger(enters: Any, pending: int, ability: int, candidates: Any, legal_zone: int,
+                       **rules: Any) -> CardRules:
+    """A card's rules with an enters trigger that asks for its target as it goes on the stack
+    (CR 603.3d): its ability kind named once, for the choices that put it there and for
+    ``triggers`` (what a game with the card resolves, ``card_rules.game_ability_kinds``)."""
+    return CardRules(enters=enters, triggers=(ability,),
+                     choices=_target_choices(pending, ability, candidates, legal_zone), **rules)
+
+
 def _target_done(cfg: Config, s: State, m: int, k: int, ability: int) -> State:
     s = clear_choice(s)
     s = push_ability(cfg, s, ability, _owner(cfg, m), m, target=cfg.players + k, target_oid=s.oid[k])
@@ -261,10 +270,10 @@ def _aven_exile(cfg: Config, s: State, a: int) -> State:
     return s
 
 
-register_card("Aven Interrupter", CardRules(
-    enters=_aven_enters, cost_increase=_aven_tax, triggers=(AB_AVEN,),
-    choices=_target_choices(P_AVEN_TARGET, AB_AVEN, lambda cfg, m: [k for k, o in enumerate(cfg.slots)
-                                                                    if k != m and not o.card.is_("Land")], STACK)))
+register_card("Aven Interrupter", _targeting_trigger(
+    _aven_enters, P_AVEN_TARGET, AB_AVEN, lambda cfg, m: [k for k, o in enumerate(cfg.slots)
+                                                          if k != m and not o.card.is_("Land")], STACK,
+    cost_increase=_aven_tax))
 register_ability(AB_AVEN, _aven_exile)
 
 
@@ -285,8 +294,7 @@ def _snap_grant(cfg: Config, s: State, a: int) -> State:
                                       for k in range(cfg.n)))
 
 
-register_card("Snapcaster Mage", CardRules(
-    enters=_snap_enters, triggers=(AB_SNAP,), choices=_target_choices(P_SNAP_TARGET, AB_SNAP, _snap_candidates, GRAVEYARD)))
+register_card("Snapcaster Mage", _targeting_trigger(_snap_enters, P_SNAP_TARGET, AB_SNAP, _snap_candidates, GRAVEYARD))
 register_ability(AB_SNAP, _snap_grant)
 
 

@@ -194,8 +194,10 @@ class Path:
         conjunction, one conjunct per slot; its step case is asked one conjunct at a time,
         each with the same assumptions: unsat for each, the conjunction holds on the last
         step (the cores together are the proof's); a counterexample to one is one to the
-        property.  Why: Z3 then refutes one slot's violation at a time rather than the
-        disjunction of them all, and the cost is a sum over the slots.  On
+        property.  Each conjunct's query has the limit the whole one would have (so the step
+        case may spend it once per conjunct); the first that is not unsat ends the attempt.
+        Why: Z3 then refutes one slot's violation at a time rather than the disjunction of
+        them all, and the cost is a sum over the slots.  On
         ``examples/scale/04-plot-14`` from scratch, ``one-alternative-cost`` went from 6.2M to
         1.6M and ``object-ids-fresh`` from 8.1M to 6.2M (the whole run 63.1M to 52.1M; the
         median of three seeds, 63.1M to 61.6M; plot-12 28.6M to 26.0M)."""
