@@ -18,7 +18,8 @@ from mtgcheck.checkers.invariants import flat
 from mtgcheck.checkers.z3bmc.budget import RLIMIT, Budget
 from mtgcheck.checkers.z3bmc.closure import find_invariants
 from mtgcheck.checkers.z3bmc.initial import initial_placements
-from mtgcheck.checkers.z3bmc.intervals import ANY, Dag, inductive_bounds
+from mtgcheck.checkers.z3bmc.bound_pass import inductive_bounds
+from mtgcheck.checkers.z3bmc.intervals import ANY, Dag
 from mtgcheck.checkers.z3bmc.path import Path
 from mtgcheck.configs import SMALL
 from mtgcheck.model.setup import build

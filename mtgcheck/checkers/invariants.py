@@ -80,10 +80,17 @@ class Candidate:
     #: arithmetic may prove without a query (``z3bmc/intervals.py``).
     bound: tuple[int, int | None, int | None] | None = None
     #: A bound the layout declares against another entry (``oid[bolt] <= next_oid-1``,
-    #: ``last_cast[bolt] <= turn+0``): no interval proves it, and it is no coincidence of the
-    #: sample, so the closure gives its consecution the whole limit at once
-    #: (``z3bmc/closure.py``, ``Closure._whole``).
-    declared: bool = False
+    #: ``last_cast[bolt] <= turn+0``): (column, the other's column, offset), the entry at most
+    #: the other plus the offset; what difference arithmetic may prove without a query
+    #: (``z3bmc/differences.py``).
+    relation: tuple[int, int, int] | None = None
+
+    @property
+    def declared(self) -> bool:
+        """A bound the layout declares against another entry: no coincidence of the sample,
+        so the closure gives its consecution the whole limit at once (``z3bmc/closure.py``,
+        ``Closure._whole``)."""
+        return self.relation is not None
 
 
 def entries(cfg: Config) -> list[Entry]:
@@ -227,8 +234,9 @@ def mine(cfg: Config, states: Sequence[State], *, max_set: int = 3) -> list[Cand
     cands: dict[str, Candidate] = {}
 
     def add(name: str, template: str, build: Callable[[Sequence[Any]], Any],
-            bound: tuple[int, int | None, int | None] | None = None, declared: bool = False) -> None:
-        cands.setdefault(name, Candidate(name, template, build, bound, declared))
+            bound: tuple[int, int | None, int | None] | None = None,
+            relation: tuple[int, int, int] | None = None) -> None:
+        cands.setdefault(name, Candidate(name, template, build, bound, relation))
 
     def vals(mask: np.ndarray, col: int) -> list[int]:
         return sorted(int(v) for v in np.unique(M[mask, col]))
@@ -263,7 +271,7 @@ def mine(cfg: Config, states: Sequence[State], *, max_set: int = 3) -> list[Cand
                 ok = (M[:, e.col] <= M[:, r] + off).all()
                 if ok:
                     add(f"{e.label} <= {by_col[r].label}{off:+d}", "range",
-                        (lambda f, c=e.col, r=r, off=off: f[c] <= f[r] + off), declared=True)
+                        (lambda f, c=e.col, r=r, off=off: f[c] <= f[r] + off), relation=(e.col, r, off))
         dom = _domain(cfg, e.decl)
         u = uncond[e.col]
         if len(u) == 1 and e.decl.holds not in DISCRETE:

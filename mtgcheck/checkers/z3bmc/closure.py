@@ -174,7 +174,7 @@ class Closure:
         #: ones among them are what the proofs used, the next run's hints.
         self.visited: set[str] = set()
         if intervals:
-            from .intervals import inductive_bounds
+            from .bound_pass import inductive_bounds
 
             self.by_intervals, self.interval_stats = inductive_bounds(enc, [self.cands[n] for n in sorted(self.live)])
             self.proven |= self.by_intervals

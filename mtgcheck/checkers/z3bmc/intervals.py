@@ -37,14 +37,9 @@ Nothing here trusts the sample or the candidates' names: only the relation's own
 from __future__ import annotations
 
 import math
-import time
 from typing import Any, Sequence
 
 import z3
-
-from mtgcheck.model.state import flat
-
-from .relation import Encoding, as_term
 
 Interval = tuple[float, float]
 ANY: Interval = (-math.inf, math.inf)
@@ -60,7 +55,7 @@ def _mul(a: Interval, b: Interval) -> Interval:
     return (min(products), max(products))
 
 
-def _compare(code: int, a: Interval, b: Interval) -> bool | None:
+def compare(code: int, a: Interval, b: Interval) -> bool | None:
     if code in (GE, GT):  # b <= a, b < a
         a, b = b, a
         code = LE if code == GE else LT
@@ -131,103 +126,56 @@ class Dag:
                 put((arg, arg))
             elif code == VAR:
                 put(env.get(arg, ANY))
-            elif code == ITE:
-                c, x, y = val[arg[0]], val[arg[1]], val[arg[2]]
-                put(x if c is True else y if c is False else
-                    (min(x[0], y[0]), max(x[1], y[1])) if isinstance(x, tuple) else x if x == y else UNDECIDED)
-            elif code == ADD:
-                put((sum(val[i][0] for i in arg), sum(val[i][1] for i in arg)))
-            elif code == SUB:
-                lo, hi = val[arg[0]]
-                for i in arg[1:]:
-                    lo, hi = lo - val[i][1], hi - val[i][0]
-                put((lo, hi))
-            elif code == NEG:
-                put((-val[arg[0]][1], -val[arg[0]][0]))
-            elif code == MUL:
-                out = val[arg[0]]
-                for i in arg[1:]:
-                    out = _mul(out, val[i])
-                put(out)
-            elif code in (LE, LT, GE, GT):
-                put(_compare(code, val[arg[0]], val[arg[1]]))
-            elif code == EQ:
-                a, b = val[arg[0]], val[arg[1]]
-                if isinstance(a, tuple):
-                    put(True if a[0] == a[1] == b[0] == b[1] else False if a[1] < b[0] or b[1] < a[0] else UNDECIDED)
-                else:
-                    put(UNDECIDED if a is UNDECIDED or b is UNDECIDED else a == b)
-            elif code == NOT:
-                a = val[arg[0]]
-                put(UNDECIDED if a is UNDECIDED else not a)
-            elif code == AND:
-                xs = [val[i] for i in arg]
-                put(False if False in xs else True if all(x is True for x in xs) else UNDECIDED)
-            elif code == OR:
-                xs = [val[i] for i in arg]
-                put(True if True in xs else False if all(x is False for x in xs) else UNDECIDED)
-            elif code == IMPLIES:
-                a, b = val[arg[0]], val[arg[1]]
-                put(True if (a is False or b is True) else False if (a is True and b is False) else UNDECIDED)
-            elif code == TRUE:
-                put(True)
-            elif code == FALSE:
-                put(False)
             else:
-                put(ANY if code == ANY_INT else UNDECIDED)
+                put(node_value(code, [val[i] for i in arg]))
         return val
 
     def value(self, values: list[Any], term: Any) -> Any:
         return values[self.index[term.get_id()]]
 
 
-def _within(iv: Interval, lo: int | None, hi: int | None) -> bool:
-    return (lo is None or iv[0] >= lo) and (hi is None or iv[1] <= hi)
+def node_value(code: int, xs: list[Any]) -> Any:
+    """The value of a node other than a numeral or a variable, from its children's values
+    (intervals for integers, True/False/None for Booleans): the rules of the module docstring."""
+    if code == ITE:
+        c, x, y = xs
+        return x if c is True else y if c is False else \
+            (min(x[0], y[0]), max(x[1], y[1])) if isinstance(x, tuple) else x if x == y else UNDECIDED
+    if code == ADD:
+        return (sum(x[0] for x in xs), sum(x[1] for x in xs))
+    if code == SUB:
+        lo, hi = xs[0]
+        for x in xs[1:]:
+            lo, hi = lo - x[1], hi - x[0]
+        return (lo, hi)
+    if code == NEG:
+        return (-xs[0][1], -xs[0][0])
+    if code == MUL:
+        out = xs[0]
+        for x in xs[1:]:
+            out = _mul(out, x)
+        return out
+    if code in (LE, LT, GE, GT):
+        return compare(code, xs[0], xs[1])
+    if code == EQ:
+        a, b = xs
+        if isinstance(a, tuple):
+            return True if a[0] == a[1] == b[0] == b[1] else False if a[1] < b[0] or b[1] < a[0] else UNDECIDED
+        return UNDECIDED if a is UNDECIDED or b is UNDECIDED else a == b
+    if code == NOT:
+        return UNDECIDED if xs[0] is UNDECIDED else not xs[0]
+    if code == AND:
+        return False if False in xs else True if all(x is True for x in xs) else UNDECIDED
+    if code == OR:
+        return True if True in xs else False if all(x is False for x in xs) else UNDECIDED
+    if code == IMPLIES:
+        a, b = xs
+        return True if (a is False or b is True) else False if (a is True and b is False) else UNDECIDED
+    if code == TRUE:
+        return True
+    if code == FALSE:
+        return False
+    return ANY if code == ANY_INT else UNDECIDED
 
 
-def inductive_bounds(enc: Encoding, cands: Sequence[Any]) -> tuple[set[str], dict[str, Any]]:
-    """The greatest set of the bound candidates (``Candidate.bound``) whose conjunction the
-    interval pass shows inductive (module docstring), and figures of the passes."""
-    t0 = time.monotonic()
-    bounded = [c for c in cands if getattr(c, "bound", None) is not None]
-    before = flat(enc.a)
-    # With ``m``, the effects are before the state-based actions (settle, over ``m``);
-    # without, they are settled already.
-    middle = flat(enc.m) if enc.m is not None else None
-    after = flat(enc.settled) if enc.settled is not None else []
-    raws = [[as_term(x) for x in flat(e)] for e in enc.raw]
-    after_terms = [as_term(x) for x in after]
-    dag = Dag([x for r in raws for x in r] + after_terms)
-    keep = {c.name for c in bounded}
-    passes = 0
-    while keep:
-        passes += 1
-        env: dict[int, Interval] = {}
-        for c in bounded:
-            if c.name in keep:
-                col, lo, hi = c.bound
-                var = before[col]
-                old = env.get(var.get_id(), ANY)
-                env[var.get_id()] = (max(old[0], -math.inf if lo is None else lo),
-                                     min(old[1], math.inf if hi is None else hi))
-        values = dag.evaluate(env)
-        # Each entry after the action: the hull of its value under every transition and of
-        # the frame (the entry before the step, when the transition taken leaves it).
-        frame: list[Interval] = []
-        for col, var in enumerate(before):
-            ivs = [env.get(var.get_id(), ANY)] + [dag.value(values, r[col]) for r in raws]
-            frame.append((min(i[0] for i in ivs), max(i[1] for i in ivs)))
-        if middle is not None:  # then the state-based actions, over ``m`` with those intervals
-            settled = dag.evaluate({x.get_id(): iv for x, iv in zip(middle, frame, strict=True)})
-            step = {col: dag.value(settled, after_terms[col]) for col in range(len(after_terms))}
-        else:
-            step = dict(enumerate(frame))
-        failed = {c.name for c in bounded if c.name in keep and not _within(step[c.bound[0]], *c.bound[1:])}
-        if not failed:
-            break
-        keep -= failed
-    return keep, {"interval_bounds": len(keep), "interval_candidates": len(bounded), "interval_passes": passes,
-                  "interval_seconds": round(time.monotonic() - t0, 2)}
-
-
-__all__ = ["inductive_bounds", "Dag", "ANY"]
+__all__ = ["Dag", "ANY", "Interval", "UNDECIDED", "compare", "node_value"]

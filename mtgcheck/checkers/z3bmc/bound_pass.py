@@ -1,0 +1,112 @@
+"""The bound candidates shown inductive together without a query: intervals and differences.
+
+Houdini's loop over a pass that needs no solver: take the set ``R`` of every candidate that
+is a constant bound on one entry (``Candidate.bound``, :mod:`.intervals`) or a bound of one
+entry against another (``Candidate.relation``, :mod:`.differences`); evaluate, from any state
+where ``R`` holds, the entries after any step; take out of ``R`` each candidate not shown to
+hold there, and repeat until none is taken out.  What is left is inductive (both modules'
+docstrings say why each rule over-approximates), and every candidate holds initially (the
+closure's candidates were checked for that first), so ``R`` holds in every reachable state.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, Sequence
+
+from mtgcheck.model.state import flat
+
+from .differences import Differences
+from .intervals import ANY, Dag, Interval
+from .relation import Encoding, as_term
+
+
+def _within(iv: Interval, lo: int | None, hi: int | None) -> bool:
+    return (lo is None or iv[0] >= lo) and (hi is None or iv[1] <= hi)
+
+
+def inductive_bounds(enc: Encoding, cands: Sequence[Any]) -> tuple[set[str], dict[str, Any]]:
+    """The greatest set of the bound and relation candidates whose conjunction the passes
+    show inductive (module docstring), and figures of the passes.
+
+    The bounds' evaluation reads no relation, so their set is found first; the relations
+    are then checked with its intervals, until none fails."""
+    t0 = time.monotonic()
+    bounded = [c for c in cands if getattr(c, "bound", None) is not None]
+    related = [c for c in cands if getattr(c, "relation", None) is not None]
+    before = flat(enc.a)
+    # With ``m``, the effects are before the state-based actions (settle, over ``m``);
+    # without, they are settled already.
+    middle = flat(enc.m) if enc.m is not None else None
+    after = flat(enc.settled) if enc.settled is not None else []
+    raws = [[as_term(x) for x in flat(e)] for e in enc.raw]
+    after_terms = [as_term(x) for x in after]
+    dag = Dag([x for r in raws for x in r] + after_terms)
+    keep = {c.name for c in bounded}
+    passes = 0
+    while True:
+        passes += 1
+        env: dict[int, Interval] = {}
+        for c in bounded:
+            if c.name in keep:
+                col, lo, hi = c.bound
+                var = before[col]
+                old = env.get(var.get_id(), ANY)
+                env[var.get_id()] = (max(old[0], -math.inf if lo is None else lo),
+                                     min(old[1], math.inf if hi is None else hi))
+        values = dag.evaluate(env)
+        # Each entry after the action: the hull of its value under every transition and of
+        # the frame (the entry before the step, when the transition taken leaves it).
+        frame: list[Interval] = []
+        for col, var in enumerate(before):
+            ivs = [env.get(var.get_id(), ANY)] + [dag.value(values, r[col]) for r in raws]
+            frame.append((min(i[0] for i in ivs), max(i[1] for i in ivs)))
+        if middle is not None:  # then the state-based actions, over ``m`` with those intervals
+            settled = dag.evaluate({x.get_id(): iv for x, iv in zip(middle, frame, strict=True)})
+            step = {col: dag.value(settled, after_terms[col]) for col in range(len(after_terms))}
+        else:
+            step = dict(enumerate(frame))
+        failed = {c.name for c in bounded if c.name in keep and not _within(step[c.bound[0]], *c.bound[1:])}
+        if not failed:
+            break
+        keep -= failed
+    rels = list(related)
+    while rels:
+        passes += 1
+        shown = _relations_shown(dag, rels, before, raws, env, middle, frame, after_terms)
+        if len(shown) == len(rels):
+            break
+        rels = [c for c in rels if c.name in shown]
+    keep |= {c.name for c in rels}
+    return keep, {"interval_bounds": len(keep), "interval_candidates": len(bounded) + len(related),
+                  "interval_relations": len(rels), "interval_passes": passes,
+                  "interval_seconds": round(time.monotonic() - t0, 2)}
+
+
+def _relations_shown(dag: Dag, rels: Sequence[Any], before: Sequence[Any], raws: Sequence[Sequence[Any]],
+                     env: dict[int, Interval], middle: Sequence[Any] | None, frame: Sequence[Interval],
+                     after_terms: Sequence[Any]) -> set[str]:
+    """The relations :mod:`.differences` shows after the step, from a state where every one
+    of ``rels`` and the bounds of ``env`` hold: after each transition's own effect (``m``'s,
+    or the step's), then, with those assumed of ``m``, after the state-based actions."""
+    first = Differences(dag, env, {before[c.relation[0]].get_id(): (before[c.relation[1]].get_id(), c.relation[2])
+                                   for c in rels})
+
+    def on_effect(c: Any, r: Sequence[Any]) -> bool:
+        col, ref, off = c.relation
+        if r[col].eq(before[col]) and r[ref].eq(before[ref]):
+            return True  # a transition that writes neither: the relation assumed before it
+        return first.at_most(r[col], r[ref], off)
+
+    shown = [c for c in rels if all(on_effect(c, r) for r in raws)]
+    if middle is None:
+        return {c.name for c in shown}
+    then = Differences(dag, {x.get_id(): iv for x, iv in zip(middle, frame, strict=True)},
+                       {middle[c.relation[0]].get_id(): (middle[c.relation[1]].get_id(), c.relation[2])
+                        for c in shown})
+    return {c.name for c in shown if then.at_most(after_terms[c.relation[0]], after_terms[c.relation[1]],
+                                                  c.relation[2])}
+
+
+__all__ = ["inductive_bounds"]
