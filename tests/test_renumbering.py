@@ -43,13 +43,19 @@ def test_stack_ordered_is_proved_after_every_step_and_nothing_else_is() -> None:
     assert [p.id for p in proved] == ["stack-ordered"] and len(facts) == 1
     assert lemma.ready is True
     L = enc.cfg.n + enc.cfg.ability_slots
-    # the queries grow as the pairs of entries: link and bound per entry; order both ways and
-    # total per pair; the size; the greatest entry of each prefix after the first; one per
-    # property tried and one for the top of the stack; range, top and distinct on one entry or
-    # pair each, the others renamed from it (renumbering.Symmetric)
+    # the queries: link and bound per entry; total per pair; the size; the greatest entry of
+    # each prefix after the first; one per property tried and one for the top of the stack;
+    # range, top and distinct on one entry or pair each, the others renamed from it
+    # (renumbering.Symmetric); order's asymmetry per pair and transitivity per triple, one
+    # for each kind of tuple (the entries' kinds, card or ability, and their slots' order),
+    # the others renamed from it (renumbering.Renamed)
     pairs = L * (L - 1) // 2
-    assert lemma.queries == 2 * L + 3 * pairs + 1 + (L - 1) + 2 + 1 + 3
-    assert lemma.renamed == (pairs - 1) + 2 * (L - 1)
+    n = enc.cfg.n
+    tuples = [(e, g) for e in range(L) for g in range(L) if e != g]
+    tuples += [(f, e, g) for e, g in tuples[:] for f in range(L) if f not in (e, g)]
+    kinds = {(tuple(x >= n for x in t), tuple(sorted(range(len(t)), key=t.__getitem__))) for t in tuples}
+    assert lemma.queries == 2 * L + pairs + 1 + (L - 1) + 2 + 1 + 3 + len(kinds)
+    assert lemma.renamed == (pairs - 1) + 2 * (L - 1) + len(tuples) - len(kinds)
 
 
 def test_a_statement_not_the_renaming_of_the_one_proved_gets_its_own_query() -> None:
@@ -82,6 +88,33 @@ def test_a_statement_not_the_renaming_of_the_one_proved_gets_its_own_query() -> 
     partial = hyps(0, 2)[:2] + hyps(0, 2)[4:]  # no order facts: B may be a cycle
     assert not sym.prove((0, 2), distinct(0, 2), partial, "distinct")
     assert lemma.queries == 2 and sym.renamed == 1
+
+
+def test_a_fact_of_the_model_is_renamed_only_when_it_is_the_renaming() -> None:
+    """``Renamed`` (step 1's order facts): a fact of the same kind of tuple that is the
+    renaming of one proved costs no query; a false one of that kind is not taken for its
+    renaming (asked, and refuted); one that reads a variable of another entry is asked."""
+    from mtgcheck.checkers.z3bmc.renumbering import Renamed
+
+    enc = _enc()
+    cfg = enc.cfg
+    lemma = Renumbering(cfg, _budget())
+    t = lemma.t
+    n = cfg.n
+    entry = [[t.zone[x], t.pos[x]] for x in range(n)] + [[t.ab_kind[k], t.ab_pos[k]] for k in range(cfg.ability_slots)]
+    renamed = Renamed(lemma, entry)
+    pos = [*t.pos, *t.ab_pos]
+
+    def fact(f: int, e: int, g: int) -> z3.BoolRef:  # transitivity of "lower position"
+        return z3.Implies(z3.And(pos[f] < pos[e], pos[e] < pos[g]), pos[f] < pos[g])
+
+    a, b, c, d = n, n + 1, n + 2, n + 3  # four ability slots
+    assert renamed.prove((a, b, c), fact(a, b, c), "order") and lemma.queries == 1
+    assert renamed.prove((b, c, d), fact(b, c, d), "order") and lemma.queries == 1 and renamed.renamed == 1
+    wrong = z3.Implies(z3.And(pos[b] < pos[c], pos[c] < pos[d]), pos[d] < pos[b])
+    assert not renamed.prove((b, c, d), wrong, "order") and lemma.queries == 2
+    outside = z3.Implies(z3.And(fact(a, c, d), t.stack_size >= 0), pos[a] == pos[a])
+    assert renamed.prove((a, c, d), outside, "order") and lemma.queries == 3 and renamed.renamed == 1
 
 
 def test_settle_ends_with_the_renumbering_the_proof_rests_on() -> None:

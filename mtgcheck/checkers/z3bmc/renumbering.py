@@ -37,12 +37,14 @@ into queries that each read a few terms:
 
 Nothing is trusted: a step that is not proved, a term that is not in the expected form
 (a mutant that does not renumber the stack, say), or an instance that is not the term the
-property builds leaves the property to k-induction, as before.  The cost is about ``1.5 L^2``
-queries for ``L`` stack entries, each over the terms of two entries, or of one entry against
-the others (``order``, ``greatest``); step 2's statements alike for every pair or entry are
-asked once and renamed (:class:`Symmetric`): 522 queries and 6.7M on 18 entries
-(``examples/scale/04-plot-14``; 707 and 22.2M when every pair was asked), where the
-pair-at-a-time proof took 294M on 16."""
+property builds leaves the property to k-induction, as before.  The cost is about ``L^2 / 2``
+queries for ``L`` stack entries (``total``), each over the terms of two entries, or of one entry
+against the others (``greatest``); step 2's statements alike for every pair or entry are
+asked once and renamed (:class:`Symmetric`), and so are step 1's ``order`` facts, cut into
+one per pair (asymmetry) and one per third entry (transitivity), alike up to a renaming
+of the entries' variables (:class:`Renamed`): 246 queries and 2.2M on 18 entries
+(``examples/scale/04-plot-14``; 522 and 6.7M with a query per ordered pair over every entry, 707
+and 22.2M when every pair of step 2 was asked), where the pair-at-a-time proof took 294M on 16."""
 
 from __future__ import annotations
 
@@ -137,13 +139,25 @@ class Renumbering:
                  for e in range(L) for g in range(e + 1, L)}
         bound = [z3.And(*[z3.Implies(B[f][x], on[f]) for f in range(L) if f != x]) for x in range(L)]
         size = Sz == z3.Sum([one(o) for o in on])
-        # Step 1: every hypothesis, instantiated, is a fact about the model's terms.
-        hyps = [(f"link {x}", h) for x, h in enumerate(link)] + [(f"order {k}", h) for k, h in order.items()]
+        # Step 1: every hypothesis, instantiated, is a fact about the model's terms.  ``order``
+        # is the conjunction of a fact per pair (asymmetry) and one per third entry
+        # (transitivity), each over the terms of two or three entries: those alike up to a
+        # renaming of the entries' variables are proved once (:class:`Renamed`).
+        hyps = [(f"link {x}", h) for x, h in enumerate(link)]
         hyps += [(f"total {k}", h) for k, h in total.items()] + [(f"bound {x}", h) for x, h in enumerate(bound)]
         hyps.append(("size", size))
         for what, h in hyps:
             if not self._prove(z3.substitute(h, *sigma), [], what):
                 return False
+        renamed = Renamed(self, [_entry_vars(cfg, t, x) for x in range(L)])
+        for e, g in order:
+            if not renamed.prove((e, g), z3.substitute(z3.Implies(z3.And(on[e], B[e][g]), z3.Not(B[g][e])), *sigma),
+                                 "order"):
+                return False
+            for f in range(L):
+                if f not in (e, g) and not renamed.prove((f, e, g), z3.substitute(
+                        z3.Implies(z3.And(on[e], B[e][g], B[f][e]), B[f][g]), *sigma), "order"):
+                    return False
         # Step 2: the abstract statements, each from the few hypotheses it needs; those
         # stated alike for every pair or every entry are proved on one and renamed
         # (:class:`Symmetric`).
@@ -180,7 +194,7 @@ class Renumbering:
             if not sym.prove((x,), top[x], [link[x], bound[x], size], "top"):
                 return False
         facts += [chain, *top]
-        self.renamed = sym.renamed
+        self.renamed = sym.renamed + renamed.renamed
         # the facts with "on the stack" instantiated: the property reads the zones' atoms
         self.facts = [z3.substitute(f, *to_on) for f in facts]
         self.sigma, self.abstract = sigma, t.replace(
@@ -254,6 +268,66 @@ class Symmetric:
         pairs += [(self.B[f][x], self.B[p[f]][p[x]]) for f in range(L) for x in range(L)
                   if f != x and (p[f], p[x]) != (f, x)]
         return z3.substitute(term, *pairs) if pairs else term
+
+
+class Renamed:
+    """Step 1's facts about the order of two or three entries (``order``'s asymmetry and
+    transitivity), each proved by a query for one entry tuple of its kind and for the
+    others by renaming the entries' variables (``zone``, ``pos`` of a card; ``ab_kind``,
+    ``ab_pos`` of an ability).
+
+    Why it is sound: each fact is a formula over the state's variables with no hypothesis,
+    valid for every value of them.  Renaming its variables one for one (distinct variables
+    to distinct variables) maps a valid formula to a valid one.  A tuple's fact is taken as
+    proved only if it reads no variable but its entries', and *is* the renaming of a fact
+    proved for another tuple (checked term by term up to the order of ``And``, ``Or`` and
+    ``+``, :func:`_canonical`), else it gets its own query.  The entries' kinds and the
+    order of their slots decide the constants a fact's terms hold (a card before an
+    ability at the same position, a lower slot first), so a fact is compared with the one
+    proved for a tuple of the same kinds and order.
+
+    The cost: on ``examples/scale/04-plot-14`` (18 entries) the 306 ``order`` queries, each
+    over every entry, were 4.2M of the lemma's 6.7M, growing with the cube of the entries in
+    work; now a query per kind of tuple, and a renaming and a comparison of small terms for
+    each of the 4,896 triples."""
+
+    def __init__(self, lemma: "Renumbering", entry_vars: list[list[Any]]) -> None:
+        self.lemma, self.vars = lemma, entry_vars
+        self.proved: dict[tuple[Any, ...], tuple[tuple[int, ...], Any]] = {}  # kind -> (tuple, canonical)
+        self.renamed = 0
+        self._own = [{v.get_id() for v in vs} for vs in entry_vars]
+
+    def prove(self, key: tuple[int, ...], fact: Any, kind: str) -> bool:
+        shape = (kind, tuple(len(self.vars[x]) for x in key), tuple(sorted(range(len(key)), key=lambda i: key[i])),
+                 tuple(self._is_ability(x) for x in key))
+        rep = self.proved.get(shape)
+        own = set().union(*(self._own[x] for x in key))
+        local = {c.get_id() for c in _variables(fact)} <= own
+        if rep is not None and local:
+            pairs = [(v, w) for x, y in zip(key, rep[0], strict=True) for v, w in zip(self.vars[x], self.vars[y], strict=True)
+                     if not v.eq(w)]
+            if _canonical(z3.substitute(fact, *pairs) if pairs else fact) == rep[1]:
+                self.renamed += 1
+                return True
+        if not self.lemma._prove(fact, [], f"{kind} {key}"):
+            return False
+        if local and rep is None:
+            self.proved[shape] = (key, _canonical(fact))
+        return True
+
+    def _is_ability(self, x: int) -> bool:
+        return x >= self.lemma.cfg.n
+
+
+def _entry_vars(cfg: Config, t: State, x: int) -> list[Any]:
+    """The variables of stack entry ``x`` that ``compact`` reads (:func:`model.zones.stack_entries`)."""
+    return [t.zone[x], t.pos[x]] if x < cfg.n else [t.ab_kind[x - cfg.n], t.ab_pos[x - cfg.n]]
+
+
+def _variables(term: Any) -> list[Any]:
+    from .relation import constants
+
+    return constants([term])
 
 
 #: Operators whose arguments' order does not change a term's value (:func:`_canonical`).
