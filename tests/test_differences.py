@@ -27,12 +27,17 @@ from mtgcheck.model.logic import symbolic
 from mtgcheck.model.setup import build
 from mtgcheck.model.zones import new_objects
 
-X, N, K = z3.Ints("x n k")
-M, M2 = z3.Bools("m m2")
+def _vars() -> tuple[z3.ArithRef, z3.ArithRef, z3.ArithRef, z3.BoolRef, z3.BoolRef]:
+    """x, n, k, m, m2, made in the test's own context (another test may have replaced Z3's
+    main context in this process, ``z3bmc.fresh_context``)."""
+    x, n, k = z3.Ints("x n k")
+    m, m2 = z3.Bools("m m2")
+    return x, n, k, m, m2
 
 
 def _shown(x_after: z3.ArithRef, n_after: z3.ArithRef, off: int, rel_off: int = -1) -> bool:
     """``x_after <= n_after + off`` by the pass, from ``x <= n + rel_off``, ``n`` in [1, 6]."""
+    X, N, K, _, _ = _vars()
     dag = Dag([x_after, n_after])
     env = {N.get_id(): (1, 6), X.get_id(): (0, 6), K.get_id(): (0, 3)}
     return Differences(dag, env, {X.get_id(): (N.get_id(), rel_off)}).at_most(x_after, n_after, off)
@@ -40,6 +45,7 @@ def _shown(x_after: z3.ArithRef, n_after: z3.ArithRef, off: int, rel_off: int = 
 
 def _always(x_after: z3.ArithRef, n_after: z3.ArithRef, off: int, rel_off: int = -1) -> bool:
     """The same, by trying every value of the box."""
+    X, N, K, M, M2 = _vars()
     for xv, nv, kv, mv, m2v in itertools.product(range(7), range(1, 7), range(4), (False, True), (False, True)):
         if xv > nv + rel_off:
             continue
@@ -52,6 +58,7 @@ def _always(x_after: z3.ArithRef, n_after: z3.ArithRef, off: int, rel_off: int =
 def test_a_moved_card_takes_an_id_its_group_made_used() -> None:
     """The model's own move: each card of a group gets ``next_oid + i``, and the group takes
     its ids when one of them moves; so every id stays below the next free one."""
+    X, N, _, M, M2 = _vars()
     with symbolic():
         ids, after = new_objects(N, [M, M2])
     for i, cond in enumerate((M, M2)):
@@ -61,6 +68,7 @@ def test_a_moved_card_takes_an_id_its_group_made_used() -> None:
 
 def test_each_claim_holds_on_every_value_of_the_box() -> None:
     """Whatever the pass shows holds for every value; the false ones it refuses."""
+    X, N, K, M, M2 = _vars()
     cases = [
         (z3.If(M, N + 1, X), N + z3.If(z3.Or(M, M2), 2, 0), -1),  # the correlation: shown
         (z3.If(M, N + 1, X), N + z3.If(M2, 2, 0), -1),  # no correlation: moved, no id taken

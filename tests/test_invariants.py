@@ -569,7 +569,8 @@ def test_a_chunk_out_of_its_limit_is_split_by_transition(monkeypatch) -> None:  
     at a time (:meth:`z3bmc.Path._split`), not member by member: every candidate mined on
     ``break-rites`` is live (no hints, so that chunks hold junk that counterexamples drop),
     and each chunk's whole query is made to run out.  What the closure keeps is inductive, checked here
-    from scratch in a solver of its own; and it took one query per chunk, no member alone."""
+    from scratch in a solver of its own (with the properties proved otherwise, which its
+    queries assume as facts: ``stack-ordered``, the renumbering lemma's); and it took one query per chunk, no member alone."""
     from mtgcheck.checkers.invariants import flat
     from mtgcheck.properties.catalogue import BY_ID
 
@@ -601,10 +602,12 @@ def test_a_chunk_out_of_its_limit_is_split_by_transition(monkeypatch) -> None:  
         path = z3bmc.Path(enc, 0)
         path.add_invariants(kept, {c.name for c in kept})
         path.add_hypotheses(hyps)
+        for p in closure.proved_outside:  # proved otherwise (stack-ordered: the renumbering lemma), facts
+            path.assume(p)
         after = path.un.states[1]
         broken = z3.Or([z3.Not(c.build(flat(after))) for c in kept] +
                        [z3.Not(enc.state_term(p, after)) for p in hyps])
-        assert path.sol.check(*enc.en.values(), *path.live_lits(), broken) == z3.unsat
+        assert path.sol.check(*enc.en.values(), *path.facts.values(), *path.live_lits(), broken) == z3.unsat
 
 
 def test_a_chunk_an_earlier_run_split_is_split_at_once() -> None:

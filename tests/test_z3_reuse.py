@@ -76,11 +76,12 @@ def test_a_second_position_of_the_shape_reuses_the_first_and_drops_what_fails_th
     assert not foreign & set(again[0].stats["proof_invariants"])
     assert _statuses(again) == _statuses(fresh)
     assert all(v.status == "proved" for v in again)
-    # and cheaper, measured: consecution queries (the hinted closure's and the one after it)
-    # and the induction's rlimit
+    # and fewer consecution queries (the hinted closure's and the one after it).  Not less
+    # rlimit any more: from scratch, the bounds of one entry against another are now proved
+    # without a query (``z3bmc/differences.py``), and a run from scratch costs about what one
+    # reusing names does (``bench/z3_scale.py --reuse``: 5.6M against 6.1M on plot-10)
     queries_again = inv_again["consecution_queries"] + inv_again.get("hints_queries", 0)
     assert queries_again < inv_fresh["consecution_queries"], (queries_again, inv_fresh["consecution_queries"])
-    assert again[0].stats["induction_rlimit"] < fresh[0].stats["induction_rlimit"]
 
 
 def test_a_reused_name_that_is_not_inductive_here_is_dropped() -> None:
