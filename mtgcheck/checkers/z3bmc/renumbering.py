@@ -149,14 +149,19 @@ class Renumbering:
         for what, h in hyps:
             if not self._prove(z3.substitute(h, *sigma), [], what):
                 return False
+        # (built from the terms themselves: what substituting ``sigma`` into the abstract
+        # statement gives, without passing all of ``sigma`` for each of L^3 facts)
         renamed = Renamed(self, [_entry_vars(cfg, t, x) for x in range(L)])
+        reads = _Reads()
         for e, g in order:
-            if not renamed.prove((e, g), z3.substitute(z3.Implies(z3.And(on[e], B[e][g]), z3.Not(B[g][e])), *sigma),
-                                 "order"):
+            asym = z3.Implies(z3.And(on_t[e], below[e][g]), z3.Not(below[g][e]))
+            if not renamed.prove((e, g), asym, "order", reads(on_t[e], below[e][g], below[g][e])):
                 return False
             for f in range(L):
-                if f not in (e, g) and not renamed.prove((f, e, g), z3.substitute(
-                        z3.Implies(z3.And(on[e], B[e][g], B[f][e]), B[f][g]), *sigma), "order"):
+                if f in (e, g):
+                    continue
+                trans = z3.Implies(z3.And(on_t[e], below[e][g], below[f][e]), below[f][g])
+                if not renamed.prove((f, e, g), trans, "order", reads(on_t[e], below[e][g], below[f][e], below[f][g])):
                     return False
         # Step 2: the abstract statements, each from the few hypotheses it needs; those
         # stated alike for every pair or every entry are proved on one and renamed
@@ -293,26 +298,31 @@ class Renamed:
 
     def __init__(self, lemma: "Renumbering", entry_vars: list[list[Any]]) -> None:
         self.lemma, self.vars = lemma, entry_vars
-        self.proved: dict[tuple[Any, ...], tuple[tuple[int, ...], Any]] = {}  # kind -> (tuple, canonical)
+        self.proved: dict[tuple[Any, ...], tuple[tuple[int, ...], Any, Any]] = {}  # kind -> (tuple, fact, canonical)
         self.renamed = 0
         self._own = [{v.get_id() for v in vs} for vs in entry_vars]
 
-    def prove(self, key: tuple[int, ...], fact: Any, kind: str) -> bool:
+    def prove(self, key: tuple[int, ...], fact: Any, kind: str, reads: frozenset[int] | None = None) -> bool:
+        """Whether ``fact`` (about the entries ``key``) is proved, by renaming or by a query;
+        ``reads``: the ids of the variables it reads, if known."""
         shape = (kind, tuple(len(self.vars[x]) for x in key), tuple(sorted(range(len(key)), key=lambda i: key[i])),
                  tuple(self._is_ability(x) for x in key))
         rep = self.proved.get(shape)
         own = set().union(*(self._own[x] for x in key))
-        local = {c.get_id() for c in _variables(fact)} <= own
+        local = (reads if reads is not None else {c.get_id() for c in _variables(fact)}) <= own
         if rep is not None and local:
             pairs = [(v, w) for x, y in zip(key, rep[0], strict=True) for v, w in zip(self.vars[x], self.vars[y], strict=True)
                      if not v.eq(w)]
-            if _canonical(z3.substitute(fact, *pairs) if pairs else fact) == rep[1]:
+            renamed = z3.substitute(fact, *pairs) if pairs else fact
+            # the same term (Z3 shares equal terms: one comparison), else equal up to the
+            # order of the arguments of And, Or and + (a walk of both terms)
+            if renamed.eq(rep[1]) or _canonical(renamed) == rep[2]:
                 self.renamed += 1
                 return True
         if not self.lemma._prove(fact, [], f"{kind} {key}"):
             return False
         if local and rep is None:
-            self.proved[shape] = (key, _canonical(fact))
+            self.proved[shape] = (key, fact, _canonical(fact))
         return True
 
     def _is_ability(self, x: int) -> bool:
@@ -322,6 +332,22 @@ class Renamed:
 def _entry_vars(cfg: Config, t: State, x: int) -> list[Any]:
     """The variables of stack entry ``x`` that ``compact`` reads (:func:`model.zones.stack_entries`)."""
     return [t.zone[x], t.pos[x]] if x < cfg.n else [t.ab_kind[x - cfg.n], t.ab_pos[x - cfg.n]]
+
+
+class _Reads:
+    """The ids of the variables some terms read, each term's walked once."""
+
+    def __init__(self) -> None:
+        self.memo: dict[int, frozenset[int]] = {}
+
+    def __call__(self, *terms: Any) -> frozenset[int]:
+        out: set[int] = set()
+        for term in terms:
+            key = term.get_id()
+            if key not in self.memo:
+                self.memo[key] = frozenset(c.get_id() for c in _variables(term))
+            out |= self.memo[key]
+        return frozenset(out)
 
 
 def _variables(term: Any) -> list[Any]:
