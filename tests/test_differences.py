@@ -120,3 +120,44 @@ def test_a_relation_that_is_not_inductive_is_refused() -> None:
         goal = z3.Bool("goal")
         path.sol.add(z3.Implies(goal, z3.Not(c.build(flat(path.un.states[1])))))
         assert path.sol.check(*enc.en.values(), *path.live_lits(), goal) == verdict, c.name
+
+
+def _true_on_the_box(term: z3.BoolRef, rel_off: int = -1) -> bool:
+    """Whether ``term`` is true on every value of the box (``x <= n + rel_off``)."""
+    X, N, K, M, M2 = _vars()
+    for xv, nv, kv, mv, m2v in itertools.product(range(7), range(1, 7), range(4), (False, True), (False, True)):
+        if xv > nv + rel_off:
+            continue
+        sub = [(X, z3.IntVal(xv)), (N, z3.IntVal(nv)), (K, z3.IntVal(kv)), (M, z3.BoolVal(mv)), (M2, z3.BoolVal(m2v))]
+        if not z3.is_true(z3.simplify(z3.substitute(term, *sub))):
+            return False
+    return True
+
+
+def test_a_term_is_shown_true_only_where_every_value_makes_it_true() -> None:
+    """``Differences.always`` (the step pass's question): a Boolean term shown true holds on
+    every value of the box; a term that needs a case split is shown only when the split is
+    allowed; the false ones are refused.  The shape of ``object-ids-fresh``: a card whose zone
+    changed has an id at least the next free one, and not its old one."""
+    X, N, K, M, M2 = _vars()
+    with symbolic():
+        ids, _ = new_objects(N, [M, M2])
+    zone, zone_after = K, z3.If(M, K + 1, K)
+    oid_after = z3.If(M, ids[0], X)
+    cases = [
+        (z3.Implies(zone != zone_after, z3.And(oid_after >= N, oid_after != X)), 1, True),  # the property
+        (z3.Implies(zone != zone_after, z3.And(oid_after >= N, oid_after != X)), 0, False),  # needs the split
+        (z3.If(M, X + 1, X) >= X, 1, True),
+        (X != N, 0, True),  # x <= n - 1, read through the relation
+        (X + K < N, 3, False),  # k may be 3
+        (z3.If(M, N, X) > X, 3, False),  # false when m is
+        (z3.Implies(M, z3.If(z3.And(M, M2), N + 1, N) >= N), 2, True),
+        (z3.If(M2, ids[1], X) != X, 3, False),  # unmoved, the same id
+    ]
+    for term, splits, expected in cases:
+        dag = Dag([term])
+        env = {N.get_id(): (1, 6), X.get_id(): (0, 6), K.get_id(): (0, 3)}
+        shown = Differences(dag, env, {X.get_id(): (N.get_id(), -1)}).always(term, splits)
+        assert shown == expected, (term, splits)
+        assert not shown or _true_on_the_box(term), term
+    assert not _true_on_the_box(z3.If(M, N, X) > X) and not _true_on_the_box(X + K < N)

@@ -411,7 +411,8 @@ def test_a_step_case_among_the_proven_counts_only_a_counterexample_every_live_ca
     properties still to prove: ``turn != 0`` then has a counterexample from turn -1, which
     breaks ``turn >= 1``, live but not assumed, so it is no counterexample of the whole query.
     That is asked next: unsat, resting on ``turn >= 1``.  Once ``turn >= 1`` is proven, the
-    step case is one query, among the proven, unsat."""
+    step case needs no query: the core of its last proof is among what it assumes now
+    (``Path.goal_cores``)."""
     from mtgcheck.properties.base import Property
 
     cfg, s0, enc = _setup()
@@ -427,6 +428,10 @@ def test_a_step_case_among_the_proven_counts_only_a_counterexample_every_live_ca
     assert res == z3.unsat and positive.name in closure.path.last_support
 
     closure.proven.add(positive.name)
+    res, _, _ = closure.step_case(p, member=True)
+    again = [(what, r) for what, r, *_ in budget.queries if p.id in what][len(asked):]
+    assert res == z3.unsat and again == [] and positive.name in closure.path.last_support, again
+    closure.path.goal_cores.clear()  # asked again, it is one query, among the proven, unsat
     res, _, _ = closure.step_case(p, member=True)
     again = [(what, r) for what, r, *_ in budget.queries if p.id in what][len(asked):]
     assert res == z3.unsat and len(again) == 1 and "among the proven" in again[0][0], again

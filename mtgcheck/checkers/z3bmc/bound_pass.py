@@ -47,14 +47,7 @@ def inductive_bounds(enc: Encoding, cands: Sequence[Any]) -> tuple[set[str], dic
     passes = 0
     while True:
         passes += 1
-        env: dict[int, Interval] = {}
-        for c in bounded:
-            if c.name in keep:
-                col, lo, hi = c.bound
-                var = before[col]
-                old = env.get(var.get_id(), ANY)
-                env[var.get_id()] = (max(old[0], -math.inf if lo is None else lo),
-                                     min(old[1], math.inf if hi is None else hi))
+        env = intervals_of(before, [c for c in bounded if c.name in keep])
         values = dag.evaluate(env)
         # Each entry after the action: the hull of its value under every transition and of
         # the frame (the entry before the step, when the transition taken leaves it).
@@ -84,14 +77,40 @@ def inductive_bounds(enc: Encoding, cands: Sequence[Any]) -> tuple[set[str], dic
                   "interval_seconds": round(time.monotonic() - t0, 2)}
 
 
+def intervals_of(before: Sequence[Any], bounded: Sequence[Any]) -> dict[int, Interval]:
+    """The intervals the bound candidates ``bounded`` give the variables of ``before`` (by
+    AST id; one not bounded may hold any integer)."""
+    env: dict[int, Interval] = {}
+    for c in bounded:
+        col, lo, hi = c.bound
+        var = before[col]
+        old = env.get(var.get_id(), ANY)
+        env[var.get_id()] = (max(old[0], -math.inf if lo is None else lo), min(old[1], math.inf if hi is None else hi))
+    return env
+
+
+def relations_of(before: Sequence[Any], related: Sequence[Any]) -> dict[int, tuple[int, int]]:
+    """The relations ``x <= r + off`` the candidates ``related`` give the variables of
+    ``before``, as :class:`.differences.Differences` takes them."""
+    return {before[c.relation[0]].get_id(): (before[c.relation[1]].get_id(), c.relation[2]) for c in related}
+
+
+def assumed_by(enc: Encoding, cands: Sequence[Any]) -> tuple[dict[int, Interval], dict[int, tuple[int, int]]]:
+    """The intervals and relations of the state before the step that the bound and
+    relation candidates among ``cands`` give (those the passes kept, for
+    :class:`.step_pass.StepPass`)."""
+    before = flat(enc.a)
+    return (intervals_of(before, [c for c in cands if getattr(c, "bound", None) is not None]),
+            relations_of(before, [c for c in cands if getattr(c, "relation", None) is not None]))
+
+
 def _relations_shown(dag: Dag, rels: Sequence[Any], before: Sequence[Any], raws: Sequence[Sequence[Any]],
                      env: dict[int, Interval], middle: Sequence[Any] | None, frame: Sequence[Interval],
                      after_terms: Sequence[Any]) -> set[str]:
     """The relations :mod:`.differences` shows after the step, from a state where every one
     of ``rels`` and the bounds of ``env`` hold: after each transition's own effect (``m``'s,
     or the step's), then, with those assumed of ``m``, after the state-based actions."""
-    first = Differences(dag, env, {before[c.relation[0]].get_id(): (before[c.relation[1]].get_id(), c.relation[2])
-                                   for c in rels})
+    first = Differences(dag, env, relations_of(before, rels))
 
     def on_effect(c: Any, r: Sequence[Any]) -> bool:
         col, ref, off = c.relation
@@ -103,10 +122,9 @@ def _relations_shown(dag: Dag, rels: Sequence[Any], before: Sequence[Any], raws:
     if middle is None:
         return {c.name for c in shown}
     then = Differences(dag, {x.get_id(): iv for x, iv in zip(middle, frame, strict=True)},
-                       {middle[c.relation[0]].get_id(): (middle[c.relation[1]].get_id(), c.relation[2])
-                        for c in shown})
+                       relations_of(middle, shown))
     return {c.name for c in shown if then.at_most(after_terms[c.relation[0]], after_terms[c.relation[1]],
                                                   c.relation[2])}
 
 
-__all__ = ["inductive_bounds"]
+__all__ = ["assumed_by", "inductive_bounds", "intervals_of", "relations_of"]

@@ -60,6 +60,10 @@ SAMPLE_STARTS = 16
 #: ``examples/scale/03-plot-12`` from scratch, initiation went from 40 queries and 2.5M
 #: rlimit to one query and 0.6M (200 placements: 15 and 1.6M).
 INITIAL_SAMPLE = 1000
+#: Whether a closure that runs the passes gives its path the step pass too
+#: (:mod:`.step_pass`): the transitions of a transition property's step case it shows are
+#: not asked of Z3.
+STEP_PASS = True
 
 
 def closed_invariants(enc: Encoding, conf: CheckConfig, todo: Sequence[Property], init_of: Any, budget: Budget,
@@ -185,10 +189,15 @@ class Closure:
         self.visited: set[str] = set()
         if intervals:
             from .bound_pass import inductive_bounds
+            from .step_pass import StepPass
 
             self.by_intervals, self.interval_stats = inductive_bounds(enc, [self.cands[n] for n in sorted(self.live)])
             self.proven |= self.by_intervals
             self.support.update({n: frozenset() for n in self.by_intervals})  # no query's support
+            # what the passes kept holds in every reachable state: the step cases' own pass
+            # may assume it (:mod:`.step_pass`)
+            if STEP_PASS:
+                self.path.step_pass = StepPass(enc, [self.cands[n] for n in sorted(self.by_intervals)])
 
     def _after(self, name: str) -> Any:
         from ..invariants import flat
@@ -525,6 +534,7 @@ class Closure:
         return {"live": len(self.live), "proven": len(self.proven - set(self.props)), "dropped": self.dropped,
                 "set_aside": len(self.set_aside), "reinstated": len(self.whole_share),
                 "consecution_queries": self.queries, **self.interval_stats,
+                **(self.path.step_pass.stats if self.path.step_pass is not None else {}),
                 "names": [c.name for c in self.proven_candidates()
                           if c.name not in self.by_intervals or c.name in self.visited],
                 "split": sorted(self.split & set(self.cands))}

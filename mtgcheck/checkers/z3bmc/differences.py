@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .intervals import (ADD, AND, ANY, ANY_INT, EQ, GE, GT, ITE, LE, LT, MUL, NEG, NOT, NUM, OR, SUB, VAR, Dag,
+from .intervals import (ADD, AND, ANY, ANY_INT, DISTINCT, EQ, GE, GT, ITE, LE, LT, MUL, NEG, NOT, NUM, OR, SUB, VAR, Dag,
                         Interval, UNDECIDED, compare, node_value)
 
 #: A linear form: atom -> coefficient, and the constant's interval.  An atom is a variable
@@ -67,6 +67,7 @@ class Differences:
     def __init__(self, dag: Dag, env: dict[int, Interval], rel: dict[int, tuple[int, int]]) -> None:
         self.dag, self.env, self.rel = dag, env, rel
         self._shown: dict[tuple[int, int, int], bool] = {}
+        self._always: dict[int, bool] = {}
 
     def at_most(self, x: Any, y: Any, off: int) -> bool:
         """Whether ``x <= y + off`` holds for every value of the variables the intervals and
@@ -74,10 +75,55 @@ class Differences:
         ix, iy = self.dag.index[x.get_id()], self.dag.index[y.get_id()]
         key = (ix, iy, off)
         if key not in self._shown:
-            self._shown[key] = self._holds(ix, iy, off, self._cone((ix, iy)), {}, SPLITS)
+            self._shown[key] = self._holds(ix, iy, off, self.cone((ix, iy)), {}, SPLITS)
         return self._shown[key]
 
-    def _cone(self, roots: Sequence[int]) -> list[int]:
+    def always(self, term: Any, splits: int = SPLITS) -> bool:
+        """Whether the Boolean ``term`` is true for every value of the variables the
+        intervals and relations allow (False: not shown).  Undecided, the evaluation splits
+        on a condition the undecided part reads (:meth:`_read_condition`), at most
+        ``splits`` deep: the term holds if it holds in both cases."""
+        ix = self.dag.index[term.get_id()]
+        if ix not in self._always:
+            self._always[ix] = self._true(ix, self.cone((ix,)), {}, splits)
+        return self._always[ix]
+
+    def _true(self, ix: int, cone: list[int], assume: dict[int, bool], splits: int) -> bool:
+        val = self._evaluate(cone, assume)
+        if val is None or val[ix] is True:
+            return True  # (None: the assumptions contradict a decided value: no such case)
+        if val[ix] is False or not splits:
+            return False
+        cond = self._read_condition(ix, val, assume)
+        if cond is None:
+            return False
+        return all(self._true(ix, cone, self._assumed(assume, cond, b), splits - 1) for b in (True, False))
+
+    def _read_condition(self, root: int, val: dict[int, Any], assume: dict[int, bool]) -> int | None:
+        """The undecided condition nearest ``root`` (breadth first) of a choice whose two
+        sides differ, through the nodes not decided yet: what the term's value waits on."""
+        code, arg = self.dag.code, self.dag.arg
+        seen, layer = {root}, [root]
+        while layer:
+            below = []
+            for p in layer:
+                c = code[p]
+                if c == ITE:
+                    q, x, y = arg[p][0], val[arg[p][1]], val[arg[p][2]]
+                    if val[q] is UNDECIDED and q not in assume and \
+                            (x[1] != y[1] if isinstance(x, tuple) else x != y):
+                        return int(q)
+                if c in (NUM, VAR):
+                    continue
+                for q in arg[p]:
+                    if q not in seen and val[q] is not True and val[q] is not False:
+                        seen.add(q)
+                        below.append(q)
+            layer = below
+        return None
+
+    def cone(self, roots: Sequence[int]) -> list[int]:
+        """The places of the nodes ``roots`` read, children before their parents."""
         seen: set[int] = set()
         todo = list(roots)
         code, arg = self.dag.code, self.dag.arg
@@ -158,7 +204,7 @@ class Differences:
                     v = (iv, x[1] if x[1] == y[1] else ({-p - 1: 1}, 0, 0))
             elif c in (ADD, SUB, NEG, MUL):
                 v = self._arithmetic(c, [val[q] for q in a], p)
-            elif c in (LE, LT, GE, GT, EQ) and isinstance(val[a[0]], tuple):
+            elif c in (LE, LT, GE, GT, EQ, DISTINCT) and isinstance(val[a[0]], tuple):
                 v = self._compare(c, val[a[0]], val[a[1]], val)
             else:  # a Boolean connective or comparison, or an operation no rule reads
                 v = node_value(c, [val[q] for q in a])
@@ -206,8 +252,9 @@ class Differences:
         if out is not UNDECIDED:
             return out
         lo, hi = self._range(_combine(x[1], y[1], -1), val)
-        if c == EQ:
-            return False if lo > 0 or hi < 0 else True if lo == hi == 0 else UNDECIDED
+        if c in (EQ, DISTINCT):
+            same = False if lo > 0 or hi < 0 else True if lo == hi == 0 else UNDECIDED
+            return same if c == EQ or same is UNDECIDED else not same
         return compare(c, (lo, hi), (0, 0))
 
     def _range(self, f: Form, val: dict[int, Any], own: tuple[int, Interval] | None = None) -> Interval:

@@ -66,7 +66,7 @@ def compare(code: int, a: Interval, b: Interval) -> bool | None:
 
 # Node codes of a compiled term DAG (:class:`Dag`).
 (NUM, VAR, TRUE, FALSE, ITE, ADD, SUB, NEG, MUL, LE, LT, GE, GT, EQ, NOT, AND, OR, IMPLIES,
- ANY_INT, ANY_BOOL) = range(20)
+ ANY_INT, ANY_BOOL, DISTINCT) = range(21)
 _CODES = {z3.Z3_OP_ITE: ITE, z3.Z3_OP_ADD: ADD, z3.Z3_OP_SUB: SUB, z3.Z3_OP_UMINUS: NEG, z3.Z3_OP_MUL: MUL,
           z3.Z3_OP_LE: LE, z3.Z3_OP_LT: LT, z3.Z3_OP_GE: GE, z3.Z3_OP_GT: GT, z3.Z3_OP_EQ: EQ,
           z3.Z3_OP_NOT: NOT, z3.Z3_OP_AND: AND, z3.Z3_OP_OR: OR, z3.Z3_OP_IMPLIES: IMPLIES,
@@ -109,6 +109,8 @@ class Dag:
                         code, arg = (VAR, key) if is_int else (ANY_BOOL, ())
                     else:
                         code = _CODES.get(op, ANY_INT if is_int else ANY_BOOL)
+                        if op == z3.Z3_OP_DISTINCT and n == 2:  # ``x != y``: not ``x == y``
+                            code = DISTINCT
                         arg = tuple(self.index[z3.Z3_get_ast_id(ctx, k)] for k in kids)
                 else:
                     code, arg = (ANY_INT if is_int else ANY_BOOL), ()
@@ -157,6 +159,9 @@ def node_value(code: int, xs: list[Any]) -> Any:
         return out
     if code in (LE, LT, GE, GT):
         return compare(code, xs[0], xs[1])
+    if code == DISTINCT:
+        same = node_value(EQ, xs)
+        return UNDECIDED if same is UNDECIDED else not same
     if code == EQ:
         a, b = xs
         if isinstance(a, tuple):

@@ -13,6 +13,7 @@ from mtgcheck.properties.base import Property
 
 from .budget import Budget
 from .relation import Encoding, state_from_model
+from .step_pass import StepPass
 from .unroll import Unroller
 
 
@@ -29,6 +30,11 @@ SPLIT_RLIMITS = 20
 #: The limit of a property's first try on the candidates closed so far alone
 #: (:meth:`Path.attempt` with ``closed``), as a fraction of :data:`RLIMIT`.
 CLOSED_SHARE = 10
+#: A first try on the closed set goes on past a conjunct it does not show, up to this many
+#: (:meth:`Path.attempt`): the others shown there need no candidate closed.
+CLOSED_MISSES = 2
+#: The name a step case's core gives the step pass (:mod:`.step_pass`), for the proof's report.
+PASS = "pass:step"
 #: Whether a property's step case is asked one conjunct at a time (:meth:`Path.conjuncts`).
 SPLIT_CONJUNCTS = True
 
@@ -58,9 +64,15 @@ class Path:
         self.hyp_live: set[str] = set()
         self.last_support: list[str] = []  # the last unsat core's candidates and hypotheses
         self.queries = 0
+        #: (query, conjunct) -> the unsat core of that goal's query (:meth:`attempt`), its own
+        #: literal left out: the goal is shown again by any query assuming all of it.
+        self.goal_cores: dict[tuple[str, int], set[str]] = {}
         #: (query, transition) -> the unsat core of that transition's query in a case split.
         self.split_cores: dict[tuple[str, int], set[str]] = {}
         self.split_first: set[str] = set()  # queries that ran out whole: asked split from then on
+        #: Transition properties' parts shown per transition without a query (k = 0;
+        #: :mod:`.step_pass`): set by a closure whose passes kept the bounds it assumes.
+        self.step_pass: StepPass | None = None
         with symbolic():
             for _ in range(k + 1):
                 self.un.extend()
@@ -166,15 +178,37 @@ class Path:
         parts = self.conjuncts(cands[0]) if len(cands) == 1 and SPLIT_CONJUNCTS else None
         goals = [(z3.Or(list(viol.values())), "")] if parts is None else \
             [(v, f" (conjunct {j})") for j, v in enumerate(parts)]
-        res, core = z3.unsat, []
+        assumptions, mode = self._assumptions(closed, among, after)
+        named = {str(lit) for lit in assumptions}
+        left = self._left_by_pass(cands, parts is not None)
+        passed = [] if left is None or self.step_pass is None else \
+            [f"inv:{n}" for n in sorted(self.step_pass.assumed(cands[0], parts is not None))]
+        res, shown, misses = z3.unsat, set[str](), 0
         for j, (goal, tag) in enumerate(goals):
+            if left is not None:  # Z3 is asked about the transitions the pass left only
+                todo = left[j] if j < len(left) else []
+                shown |= {PASS, *passed}
+                if not todo:
+                    continue
+                if len(todo) < len(self.enc.actions):
+                    goal = z3.And(goal, z3.Or([self.un.acts[self.k] == i for i in todo]))
+            known = self.goal_cores.get((what, j))
+            if known is not None and known <= named:  # shown before on assumptions made here too
+                shown |= known
+                continue
             go = z3.Bool(f"go:{self.k}:{self.queries}:{j}")
             self.sol.add(z3.Implies(go, z3.And(hyp, goal)))
-            r, c = self._query(go, what + tag, budget, share, closed, among, after)
-            if r != z3.unsat:  # a counterexample to one conjunct is one to the property
-                res, core = r, []
+            r, c = self._query([*assumptions, go], what + tag, budget, share, mode)
+            if r == z3.unsat:
+                self.goal_cores[(what, j)] = mine = {n for n in c if n != str(go)}
+                shown |= mine
+                continue
+            res = r  # a counterexample to one conjunct is one to the property
+            misses += 1
+            if closed is None or misses >= CLOSED_MISSES or budget.cut:
                 break
-            core = sorted(set(core) | set(c))
+            res = z3.unknown  # the closed try goes on (its model is not kept)
+        core = sorted(shown) if res == z3.unsat else []
         self.last_support = [n[4:] for n in core if n.startswith("inv:")] + [n for n in core if n.startswith("hyp:")] + \
             [n[5:] for n in core if n.startswith("post:")]
         if res == z3.sat:
@@ -184,6 +218,15 @@ class Path:
         if res == z3.unsat:
             return res, [], self._core(core)
         return res, [], []
+
+    def _left_by_pass(self, cands: Sequence[Property], conjuncts: bool) -> list[list[int]] | None:
+        """Per goal of the step case, the transitions the step pass does not show (None:
+        no pass here, or not one transition property at k = 0).  The pass assumes only bounds
+        and relations true in every reachable state, so the goal's other transitions need
+        no query, whatever the query assumes."""
+        if self.step_pass is None or self.k != 0 or len(cands) != 1 or cands[0].kind != "transition":
+            return None
+        return self.step_pass.open_transitions(cands[0], conjuncts)
 
     def conjuncts(self, p: Property) -> list[Any] | None:
         """The property's violation on the path's last step, one per conjunct of its
@@ -209,22 +252,30 @@ class Path:
             return None
         return [z3.Not(self.un.sub(c, self.k)) for c in t.children()]
 
-    def _query(self, go: Any, what: str, budget: Budget, share: int, closed: Collection[str] | None,
-               among: Collection[str] | None, after: Sequence[Any]) -> tuple[Any, list[str]]:
-        """One goal's query under the assumptions :meth:`attempt` describes: its result and
-        its unsat core's literal names."""
+    def _assumptions(self, closed: Collection[str] | None, among: Collection[str] | None,
+                     after: Sequence[Any]) -> tuple[list[Any], tuple[str, int] | None]:
+        """What a query of :meth:`attempt` assumes besides its goal, and (tag, share) for a
+        first try on the closed set or among the proven (None: every live candidate, split
+        by transition if it runs out)."""
         if closed is None and among is None:
-            assumptions = [*self.enc.en.values(), *self.facts.values(), *self.live_lits(), *after, go]
-            return self.ask(assumptions, budget, what, share)
+            return [*self.enc.en.values(), *self.facts.values(), *self.live_lits(), *after], None
         if closed is not None:
-            names, hyps, tag, part = set(closed), [], "closed", CLOSED_SHARE
+            names, hyps, mode = set(closed), [], ("closed", CLOSED_SHARE)
         else:
             names = {n for n in among or () if n in self.live}
             hyps = [lit for n, lit in self.hyp_lits.items() if n in self.hyp_live]
-            tag, part = "among the proven", share
-        assumptions = [*self.enc.en.values(), *self.facts.values(),
-                       *[lit for n, lit in self.inv_lits.items() if n in names], *hyps, *after, go]
-        res = budget.check(self.sol, *assumptions, what=f"{what} ({tag})", share=part)
+            mode = ("among the proven", 0)
+        return [*self.enc.en.values(), *self.facts.values(),
+                *[lit for n, lit in self.inv_lits.items() if n in names], *hyps, *after], mode
+
+    def _query(self, assumptions: Sequence[Any], what: str, budget: Budget, share: int,
+               mode: tuple[str, int] | None) -> tuple[Any, list[str]]:
+        """One goal's query (its literal last among ``assumptions``): its result and its
+        unsat core's literal names."""
+        if mode is None:
+            return self.ask(assumptions, budget, what, share)
+        tag, part = mode
+        res = budget.check(self.sol, *assumptions, what=f"{what} ({tag})", share=part or share)
         return res, ([str(lit) for lit in self.sol.unsat_core()] if res == z3.unsat else [])
 
     def ask(self, assumptions: Sequence[Any], budget: Budget, what: str, share: int,
@@ -274,5 +325,6 @@ class Path:
         facts = sorted(n[5:] for n in names if n.startswith("fact:"))
         invs = sorted({n.split(":", 1)[1] for n in names if n.startswith(("inv:", "post:"))})
         joint = sorted(n[4:] for n in names if n.startswith("hyp:"))
+        rules += ["the step pass's bounds on the transitions it shows"] if PASS in names else []
         return rules + ([f"proved {', '.join(facts)}"] if facts else []) + \
             ([f"proved together with {', '.join(joint)}"] if joint else []) + [f"invariant {n}" for n in invs]

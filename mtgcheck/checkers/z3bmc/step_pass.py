@@ -1,0 +1,129 @@
+"""Transition properties shown one transition at a time by the difference pass (:class:`StepPass`).
+
+Why: ``object-ids-fresh`` says that a card changing zones gets an id no object had (CR
+400.7), one conjunct per card slot.  Its reason is plain arithmetic: a moving card's new id
+is ``next_oid + i``, ``next_oid`` never decreases, and every id in use is below it.  Asked of
+Z3 over the whole relation, each conjunct's step case cost 0.1M to 1M on
+``examples/scale/04-plot-14`` (179 transitions), and when one ran out of its limit on the
+candidates closed so far, the query with every candidate named a hundred for the closure to
+walk: the property was 6M to 15M of that position's 25M to 40M, by Z3's seed.
+
+The pass reads the step as :mod:`.differences` does, with one difference: a whole Boolean
+term is evaluated, not one relation.  For each transition ``i`` whose predicate is not
+``True``, the property's term over the states before and after the step, ``P(a, b)``, is
+composed with the step itself: ``b`` is the state-based actions' result over ``m``
+(``Encoding.settled``) and ``m`` is transition ``i``'s effect over ``a``
+(``Encoding.raw[i]``), so the term reads only ``a`` and the transition's own choices; Z3's
+``simplify`` then removes the choices whose two sides are the same term.  The term is
+evaluated with linear forms and intervals (:meth:`.differences.Differences.always`) given
+the bounds and relations the interval and difference passes kept (:mod:`.bound_pass`),
+splitting on the conditions the undecided part reads, at most :data:`SPLITS` deep.  The
+guards are left out, which only adds steps.
+
+Soundness: the bounds and relations assumed hold in every reachable state (they are
+inductive and initially true), each rule of the evaluation over-approximates (the
+module docstrings of :mod:`.intervals` and :mod:`.differences`), the splits cover every
+value of their condition, and ``simplify`` gives an equivalent term.  So a part shown for
+transition ``i`` holds on every step that takes ``i`` from a reachable state.  The step case
+(:meth:`.path.Path.attempt`) then asks Z3 about the other transitions only; a part shown on
+every transition needs no query at all.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Sequence
+
+import z3
+
+from mtgcheck.model.logic import symbolic
+from mtgcheck.model.state import flat
+from mtgcheck.properties.base import Property
+
+from .bound_pass import assumed_by
+from .differences import Differences
+from .intervals import VAR, Dag
+from .relation import Encoding, as_term
+
+#: How many conditions the evaluation of one part may split on, along one branch.  On
+#: ``examples/scale/03-plot-12`` every part of ``object-ids-fresh`` is shown with 10 (with 6,
+#: 16 of its 1,452 (transition, conjunct) pairs are not).
+SPLITS = 10
+
+
+class StepPass:
+    """Which transitions of a transition property's step case the pass leaves to Z3, per
+    part (module docstring), given bound and relation candidates ``cands`` that hold in
+    every reachable state (those the passes of :mod:`.bound_pass` kept)."""
+
+    def __init__(self, enc: Encoding, cands: Sequence[Any]) -> None:
+        self.enc = enc
+        self.env, self.rel = assumed_by(enc, cands)
+        self._by_variable: dict[int, list[str]] = {}  # AST id -> the candidates bounding it
+        before = flat(enc.a)
+        for c in cands:
+            col = c.bound[0] if getattr(c, "bound", None) is not None else c.relation[0]
+            self._by_variable.setdefault(before[col].get_id(), []).append(c.name)
+        self._open: dict[tuple[str, bool], list[list[int]]] = {}
+        self._read: dict[tuple[str, bool], set[str]] = {}
+        #: Figures: parts shown on every transition, (transition, part) pairs shown and not,
+        #: and the pass's seconds.
+        self.stats = {"step_pass_parts": 0, "step_pass_shown": 0, "step_pass_left": 0, "step_pass_seconds": 0.0}
+
+    def open_transitions(self, p: Property, conjuncts: bool) -> list[list[int]]:
+        """Per part of ``p``'s step case (its predicate's conjuncts, as
+        :meth:`.path.Path.conjuncts` numbers them, if ``conjuncts``; else the whole predicate),
+        the transitions on which the pass does not show it."""
+        key = (p.id, conjuncts)
+        if key not in self._open:
+            t0 = time.monotonic()
+            self._open[key] = self._evaluate(p, conjuncts)
+            self.stats["step_pass_seconds"] = round(self.stats["step_pass_seconds"] + time.monotonic() - t0, 2)
+        return self._open[key]
+
+    def assumed(self, p: Property, conjuncts: bool) -> set[str]:
+        """The candidates whose bounds the parts shown read (what the proof rests on: the
+        manifest's hints name them, for a run without the pass)."""
+        self.open_transitions(p, conjuncts)
+        return self._read[(p.id, conjuncts)]
+
+    def _evaluate(self, p: Property, conjuncts: bool) -> list[list[int]]:
+        enc = self.enc
+        terms = enc.prop_terms(p)
+        after = flat(enc.b)
+        settled = [as_term(x) for x in flat(enc.settled)] if enc.m is not None else None
+        middle = flat(enc.m) if enc.m is not None else after
+        over_m: dict[int, Any] = {}  # the predicate over ``m`` (one per distinct term)
+        parts: list[list[Any]] = []  # per transition, its parts over ``a`` (None: True)
+        with symbolic():
+            for term, effect in zip(terms, enc.raw, strict=True):
+                if z3.is_true(term):
+                    parts.append([])
+                    continue
+                if term.get_id() not in over_m:
+                    over_m[term.get_id()] = term if settled is None else \
+                        z3.substitute(term, *zip(after, settled, strict=True))
+                composed = z3.substitute(over_m[term.get_id()], *zip(middle, map(as_term, flat(effect)), strict=True))
+                pieces = composed.children() if conjuncts else [composed]
+                parts.append([z3.simplify(x) for x in pieces])
+        dag = Dag([x for ps in parts for x in ps])
+        shown = Differences(dag, self.env, self.rel)
+        width = max((len(ps) for ps in parts), default=0)
+        out: list[list[int]] = [[] for _ in range(width)]
+        roots = []
+        for i, ps in enumerate(parts):
+            for j, x in enumerate(ps):
+                if shown.always(x, SPLITS):
+                    self.stats["step_pass_shown"] += 1
+                    roots.append(dag.index[x.get_id()])
+                else:
+                    self.stats["step_pass_left"] += 1
+                    out[j].append(i)
+        self.stats["step_pass_parts"] += sum(not o for o in out)
+        read = {dag.arg[q] for q in shown.cone(roots) if dag.code[q] == VAR}
+        read |= {self.rel[v][0] for v in read if v in self.rel}  # a relation reads its reference's bounds
+        self._read[(p.id, conjuncts)] = {n for v in read for n in self._by_variable.get(v, ())}
+        return out
+
+
+__all__ = ["StepPass", "SPLITS"]

@@ -1,0 +1,97 @@
+"""Transition properties shown per transition by the step pass (mtgcheck/checkers/z3bmc/step_pass.py).
+
+The pass claims, without a query, that a part of a transition property holds on every step
+that takes a given transition from a state where the interval and difference passes' kept
+bounds hold.  These tests check its claims against Z3 on a position, in both directions:
+what it shows on the rules is unsat for Z3 under those bounds alone, and under the mutant
+that keeps a moved card's id it shows nothing Z3 can break."""
+
+from __future__ import annotations
+
+import time
+
+import z3
+
+from mtgcheck.checkers import z3bmc
+from mtgcheck.checkers.result import PROVED
+from mtgcheck.checkers.z3bmc.budget import RLIMIT, Budget
+from mtgcheck.checkers.z3bmc.closure import Closure, find_invariants
+from mtgcheck.checkers.z3bmc.initial import initial_placements
+from mtgcheck.checkers.z3bmc.path import Path
+from mtgcheck.configs import SMALL
+from mtgcheck.model.mutants import BY_ID as MUTANTS
+from mtgcheck.model.setup import build
+from mtgcheck.properties.catalogue import BY_ID
+
+FRESH = BY_ID["object-ids-fresh"]
+
+
+def _closure(disabled: frozenset[str] = frozenset()) -> tuple[z3bmc.Encoding, Closure]:
+    conf = SMALL["break-bolt"]
+    cfg, s0 = build(conf.position, disabled=disabled)
+    enc = z3bmc.Encoding.build(cfg, s0)
+    budget = Budget(RLIMIT, time.monotonic() + 300)
+    found = find_invariants(enc, conf, lambda st: initial_placements(cfg, s0, st), budget)
+    return enc, Closure(enc, found.live, budget, intervals=True)
+
+
+def _z3_violates(enc: z3bmc.Encoding, closure: Closure, transitions: list[int], conjunct: int) -> z3.CheckSatResult:
+    """Z3: from a state where the passes' kept bounds hold (nothing else), does a step by one
+    of ``transitions`` break ``object-ids-fresh``'s conjunct?"""
+    kept = [closure.cands[n] for n in sorted(closure.by_intervals)]
+    path = Path(enc, 0)
+    path.add_invariants(kept, set(closure.by_intervals))
+    parts = path.conjuncts(FRESH)
+    assert parts is not None
+    goal = z3.Bool("goal")
+    path.sol.add(z3.Implies(goal, z3.And(parts[conjunct], z3.Or([path.un.acts[0] == i for i in transitions]))))
+    return path.sol.check(*enc.en.values(), *path.live_lits(), goal)
+
+
+def test_the_pass_shows_fresh_ids_on_every_transition_and_z3_agrees() -> None:
+    """On the rules every conjunct of ``object-ids-fresh`` is shown on every transition, and
+    Z3 finds no step that breaks one from a state where only the bounds the pass assumed
+    hold."""
+    enc, closure = _closure()
+    assert closure.path.step_pass is not None
+    left = closure.path.step_pass.open_transitions(FRESH, True)
+    cfg_n = len(enc.cfg.slots)
+    assert len(left) == cfg_n and all(not ts for ts in left), left
+    assert closure.path.step_pass.stats["step_pass_parts"] == cfg_n
+    everything = list(range(len(enc.actions)))
+    for j in range(cfg_n):
+        assert _z3_violates(enc, closure, everything, j) == z3.unsat, j
+
+
+def test_under_the_mutant_the_pass_leaves_the_moves_and_z3_breaks_them() -> None:
+    """Under ``object-id-kept`` (a moved card keeps its id) the pass leaves open the
+    transitions that move a card, and Z3 breaks the property on them: every (transition,
+    conjunct) it shows is one Z3 cannot break."""
+    mutant = MUTANTS["object-id-kept"]
+    enc, closure = _closure(mutant.disabled)
+    assert closure.path.step_pass is not None
+    left = closure.path.step_pass.open_transitions(FRESH, True)
+    assert any(left), left
+    everything = set(range(len(enc.actions)))
+    broken = 0
+    for j, open_ in enumerate(left):
+        shown = sorted(everything - set(open_))
+        if shown:
+            assert _z3_violates(enc, closure, shown, j) == z3.unsat, j
+        if open_:
+            broken += _z3_violates(enc, closure, open_, j) == z3.sat
+    assert broken > 0
+    verbs = {enc.actions[i].verb for open_ in left for i in open_}
+    assert "pass" in verbs or "cast" in verbs, verbs
+
+
+def test_the_step_case_asks_only_what_the_pass_leaves() -> None:
+    """``object-ids-fresh`` is proved at k = 0 with no step-case query of its own, and its
+    proof names the pass; with the pass off it takes one query per conjunct."""
+    conf = SMALL["break-bolt"]
+    (v,) = z3bmc.check(conf, [FRESH], depth=1, timeout=300)
+    assert v.status == PROVED and v.k == 0, v.summary()
+    asked = [q for q in v.stats["induction_queries"] if q.startswith(f"k=0 {FRESH.id}")]
+    assert asked == [] and "step pass" in v.detail, (asked, v.detail)
+    cfg, _ = build(conf.position)
+    assert v.stats["invariants"]["step_pass_parts"] >= cfg.n  # (every conjunct, whole)
