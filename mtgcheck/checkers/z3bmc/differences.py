@@ -68,6 +68,7 @@ class Differences:
         self.dag, self.env, self.rel = dag, env, rel
         self._shown: dict[tuple[int, int, int], bool] = {}
         self._always: dict[int, bool] = {}
+        self._plain: dict[int, Any] | None = None
 
     def at_most(self, x: Any, y: Any, off: int) -> bool:
         """Whether ``x <= y + off`` holds for every value of the variables the intervals and
@@ -85,11 +86,14 @@ class Differences:
         ``splits`` deep: the term holds if it holds in both cases."""
         ix = self.dag.index[term.get_id()]
         if ix not in self._always:
-            self._always[ix] = self._true(ix, self.cone((ix,)), {}, splits)
+            if self._plain is None:  # every node at once, no case assumed: most terms are decided so
+                self._plain = self._evaluate(list(range(len(self.dag.code))), {})
+            plain = self._plain[ix] if self._plain is not None else None
+            self._always[ix] = plain is True or (plain is not False and self._true(ix, self.cone((ix,)), {}, splits))
         return self._always[ix]
 
     def _true(self, ix: int, cone: list[int], assume: dict[int, bool], splits: int) -> bool:
-        val = self._evaluate(cone, assume)
+        val = self._evaluate(cone, assume, self._plain)
         if val is None or val[ix] is True:
             return True  # (None: the assumptions contradict a decided value: no such case)
         if val[ix] is False or not splits:
@@ -180,14 +184,21 @@ class Differences:
                 todo.extend((c, v) for c in arg[q])
         return out
 
-    def _evaluate(self, cone: list[int], assume: dict[int, bool]) -> dict[int, Any] | None:
+    def _evaluate(self, cone: list[int], assume: dict[int, bool],
+                  base: dict[int, Any] | None = None) -> dict[int, Any] | None:
         """Every node of the cone: ``(interval, form)`` for an integer, a truth value (or
         UNDECIDED) for a Boolean; None if the assumptions clash with each other or with a
-        decided value."""
+        decided value.  ``base``: the values with nothing assumed, kept for every node that
+        is not assumed and reads none that is (a node's value reads only its own)."""
         code, arg = self.dag.code, self.dag.arg
         val: dict[int, Any] = {}
+        moved: set[int] = set()
         for p in cone:
             c, a = code[p], arg[p]
+            if base is not None and p not in assume and (c in (NUM, VAR) or moved.isdisjoint(a)):
+                val[p] = base[p]
+                continue
+            moved.add(p)
             if c == NUM:
                 v: Any = ((a, a), ({}, a, a))
             elif c == VAR:
