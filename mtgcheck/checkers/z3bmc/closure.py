@@ -51,6 +51,11 @@ CANDIDATE_SHARE = 3
 #: 144M), and without the give-back,
 #: ``planar-controller-in-game`` was left unproved on both planechase rungs.
 FIRST_CANDIDATE_SHARE = 80
+#: A step case among the proven after a proof with every live candidate
+#: (:meth:`Closure.step_case`) gets ``AMONG_FACTOR`` times that proof's rlimit, at least
+#: ``AMONG_FLOOR``: out of it, the whole query is asked again.
+AMONG_FACTOR = 2
+AMONG_FLOOR = 250_000
 #: Other initial placements the sample starts from (besides the configuration's position).
 SAMPLE_STARTS = 16
 #: Initial placements added to the states the templates are mined from, not walked from.
@@ -166,6 +171,7 @@ class Closure:
         self.whole_share: set[str] = set()
         self.first_share = FIRST_CANDIDATE_SHARE if set_aside else CANDIDATE_SHARE
         self._last_support: dict[str, frozenset[str]] = {}  # property -> its last proof's support
+        self._whole_cost: dict[str, int] = {}  # property -> rlimit of its last proof with every candidate
         self._closed_tried: dict[str, int] = {}  # property -> len(proven) when last tried on it alone
         self.queries = 0
         self.path = Path(enc, 0)
@@ -280,7 +286,9 @@ class Closure:
         path = self.path
         if member or p.id in self._last_support:
             among = self.proven | self._last_support.get(p.id, frozenset())
-            res, broken, core = path.attempt([p], self.budget, among=among, proven=self.proven)
+            cost = self._whole_cost.get(p.id)
+            share = None if cost is None else max(1, self.budget.rlimit // max(AMONG_FLOOR, AMONG_FACTOR * cost))
+            res, broken, core = path.attempt([p], self.budget, among=among, proven=self.proven, among_share=share)
             if res == z3.unsat:
                 self._last_support[p.id] = frozenset(path.last_support)
                 return res, broken, core
@@ -288,9 +296,11 @@ class Closure:
                 return res, broken, core
             if self.budget.cut:
                 return z3.unknown, [], []
+        before = len(self.budget.queries)
         res, broken, core = path.attempt([p], self.budget, proven=self.proven)
         if res == z3.unsat:
             self._last_support[p.id] = frozenset(path.last_support)
+            self._whole_cost[p.id] = sum(q[2] for q in self.budget.queries[before:])
         return res, broken, core
 
     def _broken(self, model: z3.ModelRef, names: Collection[str]) -> set[str]:

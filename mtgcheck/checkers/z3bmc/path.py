@@ -152,7 +152,7 @@ class Path:
     def attempt(self, cands: Sequence[Property], budget: Budget,
                 closed: Collection[str] | None = None,
                 among: Collection[str] | None = None,
-                proven: Collection[str] = ()) -> tuple[Any, list[Property], list[str]]:
+                proven: Collection[str] = (), among_share: int | None = None) -> tuple[Any, list[Property], list[str]]:
         """One query: the candidates, assumed on the first k steps, all hold on step k.
 
         Returns the result, the candidates a counterexample to induction breaks (sat), and
@@ -168,7 +168,8 @@ class Path:
         (:meth:`.closure.Closure.step_case`).
 
         ``proven``: candidates closed into an inductive set, assumed on the last state too
-        (:meth:`posts`)."""
+        (:meth:`posts`).  ``among_share``: the limit of an ``among`` query's goals, if not the
+        whole."""
         self.queries += 1
         viol = {p.id: self.un.violation(p, self.k) for p in cands}
         what = f"k={self.k} {'+'.join(p.id for p in cands)}"
@@ -179,6 +180,8 @@ class Path:
         goals = [(z3.Or(list(viol.values())), "")] if parts is None else \
             [(v, f" (conjunct {j})") for j, v in enumerate(parts)]
         assumptions, mode = self._assumptions(closed, among, after)
+        if mode is not None and among_share is not None and among is not None:
+            mode = (mode[0], among_share)
         named = {str(lit) for lit in assumptions}
         left = self._left_by_pass(cands, parts is not None)
         passed = [] if left is None or self.step_pass is None else \
