@@ -75,7 +75,8 @@ def test_a_step_case_too_big_whole_is_split_by_transition(monkeypatch) -> None: 
     each query of one-alternative-cost's step case on ``costs`` (at any k) that is not one
     transition's gets a limit of one unit, so it runs out (whether a real one does depends on the limit and
     on the order Z3 meets the terms in); the split proves the property at k = 0.  With no room
-    for a split, the same run proves nothing."""
+    for a split (of the whole query, or of the first try on the closed set), the same run
+    proves nothing."""
     from mtgcheck.configs import BUILTIN
 
     costs = next(c for c in BUILTIN if c.name == "costs")
@@ -93,7 +94,9 @@ def test_a_step_case_too_big_whole_is_split_by_transition(monkeypatch) -> None: 
     whole, split = [q for q in mine if " [" not in q], [q for q in mine if " [" in q]
     assert whole and all(": unknown" in q for q in whole)
     assert len(split) > 10 and all(": unsat" in q for q in split)
+    assert any("(closed) [" in q for q in split)  # the first try, on the closed set, split too
     monkeypatch.setattr(z3bmc.path, "SPLIT_RLIMITS", 0)
+    monkeypatch.setattr(z3bmc.path, "CLOSED_SPLIT", 0)  # nor the first try's, on the closed set
     (again,) = z3bmc.check(costs, [prop], depth=1, timeout=300)
     assert again.status == HOLDS, again.summary()
 

@@ -30,6 +30,15 @@ SPLIT_RLIMITS = 20
 #: The limit of a property's first try on the candidates closed so far alone
 #: (:meth:`Path.attempt` with ``closed``), as a fraction of :data:`RLIMIT`.
 CLOSED_SHARE = 10
+#: A first try on the closed set out of its limit is asked again one transition at a time
+#: (:meth:`Path._split`, each within the same limit), until the split has spent this many
+#: times :data:`RLIMIT`.  Why: unsat there, the proof rests on the closed set alone, with
+#: nothing to walk; the query with every candidate that follows a failed try names dozens
+#: of candidates to close, by Z3's seed.  On ``examples/scale/04-plot-14``, ``no-deadlock``'s
+#: 179 transitions were 4.1M in all, where the walk had cost 4M to 16M; the rung's rlimit over
+#: three seeds 21.1/28.7/17.4M to 18.7/20.5/18.0M, ``06-planechase-4p`` 109.2/110.2/98.6M to
+#: 78.6/106.7/88.0M.
+CLOSED_SPLIT = 0.5
 #: A first try on the closed set goes on past a conjunct it does not show, up to this many
 #: (:meth:`Path.attempt`): the others shown there need no candidate closed.
 CLOSED_MISSES = 2
@@ -160,8 +169,8 @@ class Path:
 
         ``closed``: the query assumes only these invariant candidates (a set already closed
         into an inductive one) and no property still to prove, with a smaller limit
-        (:data:`CLOSED_SHARE`) and no split: a first try, which needs no closing if it is
-        unsat.
+        (:data:`CLOSED_SHARE`; out of it, split by transition within :data:`CLOSED_SPLIT`):
+        a first try, which needs no closing if it is unsat.
 
         ``among``: the query assumes only those of these invariant candidates still live, and
         every property still to prove, with the whole limit and no split
@@ -201,7 +210,7 @@ class Path:
                 continue
             go = z3.Bool(f"go:{self.k}:{self.queries}:{j}")
             self.sol.add(z3.Implies(go, z3.And(hyp, goal)))
-            r, c = self._query([*assumptions, go], what + tag, budget, share, mode)
+            r, c = self._query([*assumptions, go], what + tag, budget, share, mode, todo if left is not None else None)
             if r == z3.unsat:
                 self.goal_cores[(what, j)] = mine = {n for n in c if n != str(go)}
                 shown |= mine
@@ -272,31 +281,35 @@ class Path:
                 *[lit for n, lit in self.inv_lits.items() if n in names], *hyps, *after], mode
 
     def _query(self, assumptions: Sequence[Any], what: str, budget: Budget, share: int,
-               mode: tuple[str, int] | None) -> tuple[Any, list[str]]:
+               mode: tuple[str, int] | None, only: Sequence[int] | None = None) -> tuple[Any, list[str]]:
         """One goal's query (its literal last among ``assumptions``): its result and its
-        unsat core's literal names."""
+        unsat core's literal names.  ``only``: the transitions the goal may take (the others
+        need no query of a split)."""
         if mode is None:
-            return self.ask(assumptions, budget, what, share)
+            return self.ask(assumptions, budget, what, share, only=only)
         tag, part = mode
         res = budget.check(self.sol, *assumptions, what=f"{what} ({tag})", share=part or share)
+        if res == z3.unknown and tag == "closed" and CLOSED_SPLIT and not budget.cut:
+            # one transition at a time, each within the first try's limit (:data:`CLOSED_SPLIT`)
+            return self._split(assumptions, budget, f"{what} ({tag})", part, CLOSED_SPLIT, only)
         return res, ([str(lit) for lit in self.sol.unsat_core()] if res == z3.unsat else [])
 
     def ask(self, assumptions: Sequence[Any], budget: Budget, what: str, share: int,
-            limits: int | None = None) -> tuple[Any, list[str]]:
+            limits: int | None = None, only: Sequence[int] | None = None) -> tuple[Any, list[str]]:
         """One query, whole; if it runs out of its limit, split by transition (:meth:`_split`,
         within ``limits``).  Returns the result and the unsat core's literal names.  A query
         that ran out whole once (the same ``what``) is split at once from then on."""
         if what in self.split_first:
-            return self._split(assumptions, budget, what, share, limits)
+            return self._split(assumptions, budget, what, share, limits, only)
         res = budget.check(self.sol, *assumptions, what=what, share=share)
         core = [str(lit) for lit in self.sol.unsat_core()] if res == z3.unsat else []
         if res == z3.unknown and not budget.cut:
             self.split_first.add(what)
-            res, core = self._split(assumptions, budget, what, share, limits)
+            res, core = self._split(assumptions, budget, what, share, limits, only)
         return res, core
 
     def _split(self, assumptions: Sequence[Any], budget: Budget, what: str, share: int,
-               limits: int | None = None) -> tuple[Any, list[str]]:
+               limits: float | None = None, only: Sequence[int] | None = None) -> tuple[Any, list[str]]:
         """The same query, one transition of the last step at a time.
 
         Unsat when every transition's query is (the core is the union of theirs); sat at the
@@ -306,6 +319,8 @@ class Path:
         limits = SPLIT_RLIMITS if limits is None else limits
         act, spent, core = self.un.acts[self.k], 0, set()
         for i, action in enumerate(self.enc.actions):
+            if only is not None and i not in only:
+                continue  # the goal excludes it (the step pass showed it)
             # A transition proved before with assumptions still made is not asked again
             # (facts only grow; the invariants its core named are still live).
             known = self.split_cores.get((what, i))
