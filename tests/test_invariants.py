@@ -437,6 +437,30 @@ def test_a_step_case_among_the_proven_counts_only_a_counterexample_every_live_ca
     assert res == z3.unsat and len(again) == 1 and "among the proven" in again[0][0], again
 
 
+def test_a_step_case_among_the_proven_out_of_its_limit_is_asked_whole(monkeypatch: Any) -> None:
+    """After a proof with every live candidate, the query among the proven gets a limit from
+    that proof's rlimit (``closure.AMONG_FACTOR``, at least ``AMONG_FLOOR``); out of it, the
+    whole query is asked again and proves the property.  Here the limit is one unit."""
+    from mtgcheck.properties.base import Property
+
+    cfg, s0, enc = _setup()
+    turn = next(e.col for e in inv.entries(cfg) if e.label == "turn")
+    positive = inv.Candidate("turn >= 1", "range", lambda f: f[turn] >= 1)
+    p = Property("turn-not-zero", (), "The turn is never 0.", "state", lambda c, s: s.turn != 0)
+    budget = z3bmc.Budget(z3bmc.RLIMIT, time.monotonic() + 300)
+    closure = z3bmc.Closure(enc, [positive], budget, [p])
+    res, _, _ = closure.step_case(p)  # with every live candidate: unsat, its rlimit recorded
+    assert res == z3.unsat and "among the proven" not in budget.queries[-1][0]
+    monkeypatch.setattr(z3bmc.closure, "AMONG_FLOOR", 1)
+    monkeypatch.setattr(z3bmc.closure, "AMONG_FACTOR", 0)
+    closure.path.goal_cores.clear()
+    asked = len(budget.queries)
+    res, _, _ = closure.step_case(p)
+    again = [(what, r) for what, r, *_ in budget.queries[asked:]]
+    assert res == z3.unsat and [r for _, r in again] == ["unknown", "unsat"], again
+    assert "among the proven" in again[0][0] and "among the proven" not in again[1][0], again
+
+
 def test_ability_slots_against_the_spells_below_them() -> None:
     """The ``between`` template on the plot position: a Slickshot Show-Off trigger is on the
     stack only above the one noncreature spell of its controller (what keeps a second

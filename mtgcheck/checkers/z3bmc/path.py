@@ -35,9 +35,10 @@ CLOSED_SHARE = 10
 #: times :data:`RLIMIT`.  Why: unsat there, the proof rests on the closed set alone, with
 #: nothing to walk; the query with every candidate that follows a failed try names dozens
 #: of candidates to close, by Z3's seed.  On ``examples/scale/04-plot-14``, ``no-deadlock``'s
-#: 179 transitions were 4.1M in all, where the walk had cost 4M to 16M; the rung's rlimit over
+#: 179 transitions were 3.6M to 4.1M in all, where the walk had cost 4M to 16M; the rung's rlimit over
 #: three seeds 21.1/28.7/17.4M to 18.7/20.5/18.0M, ``06-planechase-4p`` 109.2/110.2/98.6M to
-#: 78.6/106.7/88.0M.
+#: 78.6/106.7/88.0M.  Each transition within a twentieth instead: a transition of
+#: ``no-deadlock``'s split ran out on two seeds of three, and plot-14 went to 22.5/34.1/24.0M.
 CLOSED_SPLIT = 0.5
 #: A first try on the closed set goes on past a conjunct it does not show, up to this many
 #: (:meth:`Path.attempt`): the others shown there need no candidate closed.
@@ -290,7 +291,7 @@ class Path:
         tag, part = mode
         res = budget.check(self.sol, *assumptions, what=f"{what} ({tag})", share=part or share)
         if res == z3.unknown and tag == "closed" and CLOSED_SPLIT and not budget.cut:
-            # one transition at a time, each within the first try's limit (:data:`CLOSED_SPLIT`)
+            # one transition at a time (:data:`CLOSED_SPLIT`)
             return self._split(assumptions, budget, f"{what} ({tag})", part, CLOSED_SPLIT, only)
         return res, ([str(lit) for lit in self.sol.unsat_core()] if res == z3.unsat else [])
 
