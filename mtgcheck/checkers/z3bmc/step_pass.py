@@ -107,6 +107,8 @@ class StepPass:
                     over_m[term.get_id()] = term if settled is None else onto_m(term, settled)
                 composed = onto_a(over_m[term.get_id()], [as_term(x) for x in flat(effect)])
                 pieces = composed.children() if conjuncts else [composed]
+                if conjuncts and (not z3.is_and(composed) or len(pieces) != term.num_args()):
+                    pieces = [z3.BoolVal(False)] * term.num_args()  # not read part by part: claim nothing
                 parts.append([z3.simplify(x) for x in pieces])
         dag = Dag([x for ps in parts for x in ps])
         shown = Differences(dag, self.env, self.rel)
