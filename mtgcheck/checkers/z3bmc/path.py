@@ -175,12 +175,11 @@ class Path:
         a first try, which needs no closing if it is unsat.
 
         ``among``: the query assumes only those of these invariant candidates still live, and
-        every property still to prove, with the whole limit and no split
-        (:meth:`.closure.Closure.step_case`).
+        every property still to prove, with the whole limit (or ``1/among_share`` of it) and
+        no split (:meth:`.closure.Closure.step_case`).
 
         ``proven``: candidates closed into an inductive set, assumed on the last state too
-        (:meth:`posts`).  ``among_share``: the limit of an ``among`` query's goals, if not the
-        whole."""
+        (:meth:`posts`)."""
         self.queries += 1
         viol = {p.id: self.un.violation(p, self.k) for p in cands}
         what = f"k={self.k} {'+'.join(p.id for p in cands)}"
@@ -201,7 +200,8 @@ class Path:
         for j, (goal, tag) in enumerate(goals):
             if left is not None:  # Z3 is asked about the transitions the pass left only
                 todo = left[j] if j < len(left) else []
-                shown |= {PASS, *passed}
+                if len(todo) < len(self.enc.actions):  # the pass showed some: the proof rests on it
+                    shown |= {PASS, *passed}
                 if not todo:
                     continue
                 if len(todo) < len(self.enc.actions):
