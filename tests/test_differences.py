@@ -45,14 +45,7 @@ def _shown(x_after: z3.ArithRef, n_after: z3.ArithRef, off: int, rel_off: int = 
 
 def _always(x_after: z3.ArithRef, n_after: z3.ArithRef, off: int, rel_off: int = -1) -> bool:
     """The same, by trying every value of the box."""
-    X, N, K, M, M2 = _vars()
-    for xv, nv, kv, mv, m2v in itertools.product(range(7), range(1, 7), range(4), (False, True), (False, True)):
-        if xv > nv + rel_off:
-            continue
-        sub = [(X, z3.IntVal(xv)), (N, z3.IntVal(nv)), (K, z3.IntVal(kv)), (M, z3.BoolVal(mv)), (M2, z3.BoolVal(m2v))]
-        if not z3.is_true(z3.simplify(z3.substitute(x_after <= n_after + off, *sub))):
-            return False
-    return True
+    return _true_on_the_box(x_after <= n_after + off, rel_off)
 
 
 def test_a_moved_card_takes_an_id_its_group_made_used() -> None:

@@ -406,6 +406,19 @@ def test_a_counterexample_that_breaks_a_candidate_set_aside_drops_nothing(monkey
     assert not refuted.close([cand.name]) and cand.name not in refuted.live
 
 
+def _turn_not_zero():  # type: ignore[no-untyped-def]
+    """A closure of the one candidate ``turn >= 1`` with the property ``turn != 0`` to prove:
+    the closure, the property, the candidate and the budget."""
+    from mtgcheck.properties.base import Property
+
+    cfg, _, enc = _setup()
+    turn = next(e.col for e in inv.entries(cfg) if e.label == "turn")
+    positive = inv.Candidate("turn >= 1", "range", lambda f: f[turn] >= 1)
+    p = Property("turn-not-zero", (), "The turn is never 0.", "state", lambda c, s: s.turn != 0)
+    budget = z3bmc.Budget(z3bmc.RLIMIT, time.monotonic() + 300)
+    return z3bmc.Closure(enc, [positive], budget, [p]), p, positive, budget
+
+
 def test_a_step_case_among_the_proven_counts_only_a_counterexample_every_live_candidate_allows() -> None:
     """``Closure.step_case`` asks first among the members proven (none here) and the
     properties still to prove: ``turn != 0`` then has a counterexample from turn -1, which
@@ -413,14 +426,7 @@ def test_a_step_case_among_the_proven_counts_only_a_counterexample_every_live_ca
     That is asked next: unsat, resting on ``turn >= 1``.  Once ``turn >= 1`` is proven, the
     step case needs no query: the core of its last proof is among what it assumes now
     (``Path.goal_cores``)."""
-    from mtgcheck.properties.base import Property
-
-    cfg, s0, enc = _setup()
-    turn = next(e.col for e in inv.entries(cfg) if e.label == "turn")
-    positive = inv.Candidate("turn >= 1", "range", lambda f: f[turn] >= 1)
-    p = Property("turn-not-zero", (), "The turn is never 0.", "state", lambda c, s: s.turn != 0)
-    budget = z3bmc.Budget(z3bmc.RLIMIT, time.monotonic() + 300)
-    closure = z3bmc.Closure(enc, [positive], budget, [p])
+    closure, p, positive, budget = _turn_not_zero()
 
     res, _, _ = closure.step_case(p, member=True)
     asked = [(what, r) for what, r, *_ in budget.queries if p.id in what]
@@ -441,14 +447,7 @@ def test_a_step_case_among_the_proven_out_of_its_limit_is_asked_whole(monkeypatc
     """After a proof with every live candidate, the query among the proven gets a limit from
     that proof's rlimit (``closure.AMONG_FACTOR``, at least ``AMONG_FLOOR``); out of it, the
     whole query is asked again and proves the property.  Here the limit is one unit."""
-    from mtgcheck.properties.base import Property
-
-    cfg, s0, enc = _setup()
-    turn = next(e.col for e in inv.entries(cfg) if e.label == "turn")
-    positive = inv.Candidate("turn >= 1", "range", lambda f: f[turn] >= 1)
-    p = Property("turn-not-zero", (), "The turn is never 0.", "state", lambda c, s: s.turn != 0)
-    budget = z3bmc.Budget(z3bmc.RLIMIT, time.monotonic() + 300)
-    closure = z3bmc.Closure(enc, [positive], budget, [p])
+    closure, p, _, budget = _turn_not_zero()
     res, _, _ = closure.step_case(p)  # with every live candidate: unsat, its rlimit recorded
     assert res == z3.unsat and "among the proven" not in budget.queries[-1][0]
     monkeypatch.setattr(z3bmc.closure, "AMONG_FLOOR", 1)

@@ -33,8 +33,7 @@ def inductive_bounds(enc: Encoding, cands: Sequence[Any]) -> tuple[set[str], dic
     The bounds' evaluation reads no relation, so their set is found first; the relations
     are then checked with its intervals, until none fails."""
     t0 = time.monotonic()
-    bounded = [c for c in cands if getattr(c, "bound", None) is not None]
-    related = [c for c in cands if getattr(c, "relation", None) is not None]
+    bounded, related = _kinds(cands)
     before = flat(enc.a)
     # With ``m``, the effects are before the state-based actions (settle, over ``m``);
     # without, they are settled already.
@@ -99,9 +98,15 @@ def assumed_by(enc: Encoding, cands: Sequence[Any]) -> tuple[dict[int, Interval]
     """The intervals and relations of the state before the step that the bound and
     relation candidates among ``cands`` give (those the passes kept, for
     :class:`.step_pass.StepPass`)."""
+    bounded, related = _kinds(cands)
     before = flat(enc.a)
-    return (intervals_of(before, [c for c in cands if getattr(c, "bound", None) is not None]),
-            relations_of(before, [c for c in cands if getattr(c, "relation", None) is not None]))
+    return intervals_of(before, bounded), relations_of(before, related)
+
+
+def _kinds(cands: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+    """The candidates that bound one entry by constants, and those that bound one by another."""
+    return ([c for c in cands if getattr(c, "bound", None) is not None],
+            [c for c in cands if getattr(c, "relation", None) is not None])
 
 
 def _relations_shown(dag: Dag, rels: Sequence[Any], before: Sequence[Any], raws: Sequence[Sequence[Any]],

@@ -59,7 +59,8 @@ SPLITS = 6
 
 
 class Differences:
-    """Evaluation of two terms' relation over a :class:`.intervals.Dag`, with linear forms
+    """Evaluation of two terms' relation (:meth:`at_most`), or of a Boolean term
+    (:meth:`always`, for :mod:`.step_pass`), over a :class:`.intervals.Dag`, with linear forms
     and case splits (module docstring), given intervals ``env`` and relations ``rel``
     (variable id -> (reference variable id, offset): the variable is at most the reference
     plus the offset) of the variables."""

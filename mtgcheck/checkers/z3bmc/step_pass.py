@@ -95,7 +95,7 @@ class StepPass:
         settled = [as_term(x) for x in flat(enc.settled)] if enc.m is not None else None
         middle = flat(enc.m) if enc.m is not None else after
         over_m: dict[int, Any] = {}  # the predicate over ``m`` (one per distinct term)
-        parts: list[list[Any]] = []  # per transition, its parts over ``a`` (None: True)
+        parts: list[list[Any]] = []  # per transition, its parts over ``a`` (none: its predicate is True)
         onto_m = _Substitution(after)
         onto_a = _Substitution(middle)
         with symbolic():
