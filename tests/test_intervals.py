@@ -64,7 +64,8 @@ def test_each_interval_rule_over_approximates() -> None:
     x, y = z3.Ints("x y")
     b = z3.Bool("b")
     terms = [z3.If(x > 5, x, 3), x - 2 * y, -x + y * y, z3.Sum([z3.If(x == k, 1, 0) for k in range(4)]),
-             z3.If(z3.And(x >= 0, b), y, x + 1), z3.If(z3.Or(x < 0, x > 9), 7, y)]
+             z3.If(z3.And(x >= 0, b), y, x + 1), z3.If(z3.Or(x < 0, x > 9), 7, y),
+             (x + 1) % 2, y % 3, y % -4, x % 5, (x - y) % (y * y + 1)]
     env = {x.get_id(): (0, 4), y.get_id(): (-2, 3)}
     dag = Dag(terms)
     vals = dag.evaluate(env)
@@ -81,6 +82,46 @@ def test_each_interval_rule_over_approximates() -> None:
     assert dag.value(vals, terms[5]) == (-2, 3)
     assert dag.value(vals, terms[3]) == (0, 4)
     assert dag.value(dag.evaluate({}), x) == ANY and ANY == (-math.inf, math.inf)
+    # a remainder lies below its divisor; x in [0, 4] is its own remainder by 5; a divisor
+    # that may be 0 tells nothing
+    assert [dag.value(vals, t) for t in terms[6:]] == [(0, 1), (0, 2), (0, 3), (0, 4), ANY]
+
+
+def test_a_guard_narrows_only_values_it_rules_out() -> None:
+    """``Dag.narrowed``: every value of the box that makes the guard true lies in the narrowed
+    intervals, and a guard no value of the box meets gives None."""
+    x, y = z3.Ints("x y")
+    b = z3.Bool("b")
+    guards = [z3.And(x >= 2, y == 1), z3.And(b, 3 > x, y <= 0), z3.And(x != 1, z3.Or(y == 2, b), 1 <= y),
+              z3.And(x > 1, x < 3), z3.And(x >= 5), z3.And(y == 4, x <= 2)]
+    env = {x.get_id(): (0, 4), y.get_id(): (-2, 3)}
+    dag = Dag(guards)
+    for g in guards:
+        narrow = dag.narrowed(dag.index[g.get_id()], env)
+        meets = [(xv, yv) for xv in range(0, 5) for yv in range(-2, 4) for bv in (False, True)
+                 if z3.is_true(z3.simplify(z3.substitute(g, (x, z3.IntVal(xv)), (y, z3.IntVal(yv)),
+                                                         (b, z3.BoolVal(bv)))))]
+        if narrow is None:
+            assert not meets, g
+            continue
+        (xl, xh), (yl, yh) = narrow.get(x.get_id(), ANY), narrow.get(y.get_id(), ANY)
+        assert all(xl <= xv <= xh and yl <= yv <= yh for xv, yv in meets), (g, narrow)
+    first = dag.narrowed(dag.index[guards[0].get_id()], env)
+    assert first is not None and first[x.get_id()] == (2, 4) and first[y.get_id()] == (1, 1)
+    assert dag.narrowed(dag.index[guards[4].get_id()], env) is None
+
+
+def test_read_under_the_guards_the_pass_keeps_more(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Each transition's effect read under its guard (``bound_pass.GUARDS``): more bounds
+    kept, and a value no kept bound allows is excluded (``x != c``); that Z3 finds what is
+    kept inductive is :func:`test_what_the_pass_keeps_z3_finds_inductive`'s."""
+    from mtgcheck.checkers.z3bmc import bound_pass
+
+    _, enc, found = _found("break-aven")
+    keep, stats = inductive_bounds(enc, found.live)
+    monkeypatch.setattr(bound_pass, "GUARDS", False)
+    blind, _ = inductive_bounds(enc, found.live)
+    assert blind < keep and stats["interval_excluded"] > 0
 
 
 def test_the_closure_proves_them_without_a_query_each() -> None:

@@ -21,13 +21,14 @@ from mtgcheck.checkers.z3bmc.path import Path
 from mtgcheck.configs import SMALL
 from mtgcheck.model.mutants import BY_ID as MUTANTS
 from mtgcheck.model.setup import build
-from mtgcheck.properties.catalogue import BY_ID
+from mtgcheck.properties.base import Property
+from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
 
 FRESH = BY_ID["object-ids-fresh"]
 
 
-def _closure(disabled: frozenset[str] = frozenset()) -> tuple[z3bmc.Encoding, Closure]:
-    conf = SMALL["break-bolt"]
+def _closure(disabled: frozenset[str] = frozenset(), name: str = "break-bolt") -> tuple[z3bmc.Encoding, Closure]:
+    conf = SMALL[name]
     cfg, s0 = build(conf.position, disabled=disabled)
     enc = z3bmc.Encoding.build(cfg, s0)
     budget = Budget(RLIMIT, time.monotonic() + 300)
@@ -35,16 +36,21 @@ def _closure(disabled: frozenset[str] = frozenset()) -> tuple[z3bmc.Encoding, Cl
     return enc, Closure(enc, found.live, budget, intervals=True)
 
 
-def _z3_violates(enc: z3bmc.Encoding, closure: Closure, transitions: list[int], conjunct: int) -> z3.CheckSatResult:
+def _z3_violates(enc: z3bmc.Encoding, closure: Closure, transitions: list[int], conjunct: int | None,
+                 prop: Property = FRESH) -> z3.CheckSatResult:
     """Z3: from a state where the passes' kept bounds hold (nothing else), does a step by one
-    of ``transitions`` break ``object-ids-fresh``'s conjunct?"""
+    of ``transitions`` break ``prop``'s conjunct (None: the whole predicate)?"""
     kept = [closure.cands[n] for n in sorted(closure.by_intervals)]
     path = Path(enc, 0)
     path.add_invariants(kept, set(closure.by_intervals))
-    parts = path.conjuncts(FRESH)
-    assert parts is not None
+    if conjunct is None:
+        broken = path.un.violation(prop, 0)
+    else:
+        parts = path.conjuncts(prop)
+        assert parts is not None
+        broken = parts[conjunct]
     goal = z3.Bool("goal")
-    path.sol.add(z3.Implies(goal, z3.And(parts[conjunct], z3.Or([path.un.acts[0] == i for i in transitions]))))
+    path.sol.add(z3.Implies(goal, z3.And(broken, z3.Or([path.un.acts[0] == i for i in transitions]))))
     return path.sol.check(*enc.en.values(), *path.live_lits(), goal)
 
 
@@ -95,3 +101,30 @@ def test_the_step_case_asks_only_what_the_pass_leaves() -> None:
     assert asked == [] and "step pass" in v.detail, (asked, v.detail)
     cfg, _ = build(conf.position)
     assert v.stats["invariants"]["step_pass_parts"] >= cfg.n  # (every conjunct, whole)
+
+
+def test_read_under_their_guards_more_steps_are_shown_and_z3_agrees(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Each transition's part is read under its guard (``If(guard, part, True)``): a property
+    that restates a guard (``plot-only-main-phase-empty-stack``: a card is plotted only in its
+    owner's main phase with an empty stack) is shown on every transition, where without the
+    guards the plot transitions are left.  Every (transition, whole predicate) the pass shows,
+    for every transition property, is one Z3 cannot break from a state where only the kept
+    bounds hold."""
+    from mtgcheck.checkers.z3bmc import step_pass
+
+    enc, closure = _closure(name="break-aven")
+    sp = closure.path.step_pass
+    assert sp is not None
+    props = [p for p in PROPERTIES if p.kind == "transition"]
+    left = {p.id: (sp.open_transitions(p, False) or [[]])[0] for p in props}
+    monkeypatch.setattr(step_pass, "GUARDS", False)
+    blind = step_pass.StepPass(enc, [closure.cands[n] for n in sorted(closure.by_intervals)])
+    left_blind = {p.id: (blind.open_transitions(p, False) or [[]])[0] for p in props}
+    plot = "plot-only-main-phase-empty-stack"
+    assert not left[plot] and {enc.actions[i].verb for i in left_blind[plot]} == {"plot"}
+    assert all(set(left[p]) <= set(left_blind[p]) for p in left)
+    everything = set(range(len(enc.actions)))
+    for p in props:
+        shown = sorted(everything - set(left[p.id]))
+        if shown:
+            assert _z3_violates(enc, closure, shown, None, p) == z3.unsat, p.id

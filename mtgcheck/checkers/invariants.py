@@ -84,6 +84,9 @@ class Candidate:
     #: the other plus the offset; what difference arithmetic may prove without a query
     #: (``z3bmc/differences.py``).
     relation: tuple[int, int, int] | None = None
+    #: A value one entry never takes (``how[counter1] != 2``): (column, the value); true
+    #: wherever a bound kept on that entry leaves the value out (``z3bmc/bound_pass.py``).
+    excludes: tuple[int, int] | None = None
 
     @property
     def declared(self) -> bool:
@@ -235,8 +238,8 @@ def mine(cfg: Config, states: Sequence[State], *, max_set: int = 3) -> list[Cand
 
     def add(name: str, template: str, build: Callable[[Sequence[Any]], Any],
             bound: tuple[int, int | None, int | None] | None = None,
-            relation: tuple[int, int, int] | None = None) -> None:
-        cands.setdefault(name, Candidate(name, template, build, bound, relation))
+            relation: tuple[int, int, int] | None = None, excludes: tuple[int, int] | None = None) -> None:
+        cands.setdefault(name, Candidate(name, template, build, bound, relation, excludes))
 
     def vals(mask: np.ndarray, col: int) -> list[int]:
         return sorted(int(v) for v in np.unique(M[mask, col]))
@@ -283,7 +286,7 @@ def mine(cfg: Config, states: Sequence[State], *, max_set: int = 3) -> list[Cand
             # each value never seen, apart: it may be the one an initial placement rules out
             # where the whole set is not (a land put in the hand, but never on the stack)
             for c in sorted(set(dom) - set(u)):
-                add(f"{e.label} != {c}", "range", (lambda f, col=e.col, c=c: f[col] != c))
+                add(f"{e.label} != {c}", "range", (lambda f, col=e.col, c=c: f[col] != c), excludes=(e.col, c))
     del probe
 
     slots = _slots(cfg, [e for e in es if e.col not in skip])

@@ -22,6 +22,10 @@ from .intervals import ANY, Dag, Interval
 from .relation import Encoding, as_term
 
 
+#: Whether the passes read each transition's effect under its guard (:func:`_under_guards`).
+GUARDS = True
+
+
 def _within(iv: Interval, lo: int | None, hi: int | None) -> bool:
     return (lo is None or iv[0] >= lo) and (hi is None or iv[1] <= hi)
 
@@ -41,18 +45,20 @@ def inductive_bounds(enc: Encoding, cands: Sequence[Any]) -> tuple[set[str], dic
     after = flat(enc.settled) if enc.settled is not None else []
     raws = [[as_term(x) for x in flat(e)] for e in enc.raw]
     after_terms = [as_term(x) for x in after]
-    dag = Dag([x for r in raws for x in r] + after_terms)
+    guards = enc.plain_guards if GUARDS else []
+    dag = Dag([x for r in raws for x in r] + after_terms + list(guards))
     keep = {c.name for c in bounded}
     passes = 0
     while True:
         passes += 1
         env = intervals_of(before, [c for c in bounded if c.name in keep])
         values = dag.evaluate(env)
+        effects = _under_guards(dag, values, env, before, raws, guards)
         # Each entry after the action: the hull of its value under every transition and of
         # the frame (the entry before the step, when the transition taken leaves it).
         frame: list[Interval] = []
         for col, var in enumerate(before):
-            ivs = [env.get(var.get_id(), ANY)] + [dag.value(values, r[col]) for r in raws]
+            ivs = [env.get(var.get_id(), ANY)] + [e[col] for e in effects if e is not None]
             frame.append((min(i[0] for i in ivs), max(i[1] for i in ivs)))
         if middle is not None:  # then the state-based actions, over ``m`` with those intervals
             settled = dag.evaluate({x.get_id(): iv for x, iv in zip(middle, frame, strict=True)})
@@ -71,9 +77,51 @@ def inductive_bounds(enc: Encoding, cands: Sequence[Any]) -> tuple[set[str], dic
             break
         rels = [c for c in rels if c.name in shown]
     keep |= {c.name for c in rels}
-    return keep, {"interval_bounds": len(keep), "interval_candidates": len(bounded) + len(related),
+    # A value left out by the bounds kept: implied by an inductive set, so the set with it
+    # is inductive too (and every candidate holds initially).
+    outside = [c for c in cands if getattr(c, "excludes", None) is not None and
+               not _within((c.excludes[1], c.excludes[1]), *env.get(before[c.excludes[0]].get_id(), ANY))]
+    keep |= {c.name for c in outside}
+    return keep, {"interval_bounds": len(keep), "interval_excluded": len(outside), "interval_candidates": len(bounded) + len(related),
                   "interval_relations": len(rels), "interval_passes": passes,
                   "interval_seconds": round(time.monotonic() - t0, 2)}
+
+
+def _under_guards(dag: Dag, values: list[Any], env: dict[int, Interval], before: Sequence[Any],
+                  raws: Sequence[Sequence[Any]], guards: Sequence[Any]) -> list[list[Interval] | None]:
+    """Per transition, the interval of each entry after its effect, read under its guard
+    (None: the guard is false wherever ``env`` holds, so the transition is never taken from
+    such a state).  Where an entry's value over ``env`` alone leaves the entry's own
+    interval, it is evaluated again with the variables narrowed by the guard
+    (:meth:`.intervals.Dag.narrowed`): the effect applies only where the guard holds.  With
+    no guards (``GUARDS`` off), the values over ``env``."""
+    out: list[list[Interval] | None] = []
+    for i, r in enumerate(raws):
+        row = [dag.value(values, x) for x in r]
+        if not guards:
+            out.append(row)
+            continue
+        g = dag.index[guards[i].get_id()]
+        if values[g] is False:
+            out.append(None)
+            continue
+        wide = [col for col, iv in enumerate(row) if not _within(iv, *env.get(before[col].get_id(), ANY))]
+        if not wide:
+            out.append(row)
+            continue
+        narrow = dag.narrowed(g, env)
+        if narrow is None:
+            out.append(None)
+            continue
+        cone = dag.cone([g, *[dag.index[r[col].get_id()] for col in wide]])
+        val = dag.evaluate_cone(cone, narrow)
+        if val[g] is False:
+            out.append(None)
+            continue
+        for col in wide:
+            row[col] = val[dag.index[r[col].get_id()]]
+        out.append(row)
+    return out
 
 
 def intervals_of(before: Sequence[Any], bounded: Sequence[Any]) -> dict[int, Interval]:

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .intervals import (ADD, AND, ANY, ANY_INT, DISTINCT, EQ, GE, GT, ITE, LE, LT, MUL, NEG, NOT, NUM, OR, SUB, VAR, Dag,
+from .intervals import (ADD, AND, ANY, ANY_INT, DISTINCT, EQ, GE, GT, ITE, LE, LT, MOD, MUL, NEG, NOT, NUM, OR, SUB, VAR, Dag,
                         Interval, UNDECIDED, compare, node_value)
 
 #: A linear form: atom -> coefficient, and the constant's interval.  An atom is a variable
@@ -128,18 +128,7 @@ class Differences:
         return None
 
     def cone(self, roots: Sequence[int]) -> list[int]:
-        """The places of the nodes ``roots`` read, children before their parents."""
-        seen: set[int] = set()
-        todo = list(roots)
-        code, arg = self.dag.code, self.dag.arg
-        while todo:
-            p = todo.pop()
-            if p in seen:
-                continue
-            seen.add(p)
-            if code[p] not in (NUM, VAR):
-                todo.extend(arg[p])
-        return sorted(seen)  # children before their parents (the Dag's order)
+        return self.dag.cone(roots)
 
     def _holds(self, ix: int, iy: int, off: int, cone: list[int], assume: dict[int, bool], splits: int) -> bool:
         val = self._evaluate(cone, assume)
@@ -216,6 +205,8 @@ class Differences:
                     v = (iv, x[1] if x[1] == y[1] else ({-p - 1: 1}, 0, 0))
             elif c in (ADD, SUB, NEG, MUL):
                 v = self._arithmetic(c, [val[q] for q in a], p)
+            elif c == MOD:  # its interval; no linear form tells its value: a form of its own
+                v = (node_value(c, [val[q][0] for q in a]), ({-p - 1: 1}, 0, 0))
             elif c in (LE, LT, GE, GT, EQ, DISTINCT) and isinstance(val[a[0]], tuple):
                 v = self._compare(c, val[a[0]], val[a[1]], val)
             else:  # a Boolean connective or comparison, or an operation no rule reads

@@ -166,12 +166,17 @@ def prove_each(path: Path, todo: Sequence[Property], budget: Budget, proved: dic
     It is first tried on the candidates closed so far alone (:meth:`Closure.on_closed`).  A
     step case with a counterexample is tried again if that breaks some candidate set aside
     by its first, smaller limit (:meth:`Closure.reinstate`)."""
+    left = []
     for p in todo:
         first = closure.on_closed(p) if closure is not None and not budget.cut else None
         if first is not None:  # inductive relative to a set already closed: nothing to close
             proved[p.id] = Proof(path.k, first)
             done.append(p)
             path.assume(p)
+        else:
+            left.append(p)
+    for p in left:
+        if p.id in proved:
             continue
         while not budget.cut and p.id not in proved:
             res, _, core = closure.step_case(p) if closure is not None else path.attempt([p], budget)

@@ -16,7 +16,10 @@ The argument (abstract interpretation with the interval domain, the textbook way
   the guards' switches) may hold any value.
 * Evaluate, bottom up, an interval that contains every value each term of the relation
   can take when the entries before the step lie in their intervals: a numeral is itself; a
-  sum, a difference, a product, a negation by the usual interval rules; ``If(c, x, y)``
+  sum, a difference, a product, a negation by the usual interval rules; ``x mod d`` for a
+  divisor that cannot be 0, between 0 and ``|d| - 1`` (SMT-LIB's ``mod``: the remainder of
+  the division rounding so that it is never negative), ``x`` itself when ``x`` lies there
+  already (the turn order's ``(p + 1) % P``); ``If(c, x, y)``
   the hull of ``x`` and ``y``, or one of them when ``c`` is decided by the intervals; a
   comparison true, false or undecided by the intervals.  Any other operation: any value.
   Each rule over-approximates, so the interval of a term contains every value it takes.
@@ -66,11 +69,11 @@ def compare(code: int, a: Interval, b: Interval) -> bool | None:
 
 # Node codes of a compiled term DAG (:class:`Dag`).
 (NUM, VAR, TRUE, FALSE, ITE, ADD, SUB, NEG, MUL, LE, LT, GE, GT, EQ, NOT, AND, OR, IMPLIES,
- ANY_INT, ANY_BOOL, DISTINCT) = range(21)
+ ANY_INT, ANY_BOOL, DISTINCT, MOD) = range(22)
 _CODES = {z3.Z3_OP_ITE: ITE, z3.Z3_OP_ADD: ADD, z3.Z3_OP_SUB: SUB, z3.Z3_OP_UMINUS: NEG, z3.Z3_OP_MUL: MUL,
           z3.Z3_OP_LE: LE, z3.Z3_OP_LT: LT, z3.Z3_OP_GE: GE, z3.Z3_OP_GT: GT, z3.Z3_OP_EQ: EQ,
           z3.Z3_OP_NOT: NOT, z3.Z3_OP_AND: AND, z3.Z3_OP_OR: OR, z3.Z3_OP_IMPLIES: IMPLIES,
-          z3.Z3_OP_TRUE: TRUE, z3.Z3_OP_FALSE: FALSE}
+          z3.Z3_OP_TRUE: TRUE, z3.Z3_OP_FALSE: FALSE, z3.Z3_OP_MOD: MOD}
 
 
 class Dag:
@@ -135,6 +138,67 @@ class Dag:
     def value(self, values: list[Any], term: Any) -> Any:
         return values[self.index[term.get_id()]]
 
+    def cone(self, roots: Sequence[int]) -> list[int]:
+        """The places of the nodes ``roots`` read, children before their parents."""
+        seen: set[int] = set()
+        todo = list(roots)
+        code, arg = self.code, self.arg
+        while todo:
+            p = todo.pop()
+            if p in seen:
+                continue
+            seen.add(p)
+            if code[p] not in (NUM, VAR):
+                todo.extend(arg[p])
+        return sorted(seen)  # children before their parents (the Dag's order)
+
+    def evaluate_cone(self, cone: Sequence[int], env: dict[int, Interval]) -> dict[int, Any]:
+        """:meth:`evaluate` of the nodes ``cone`` only (children before their parents)."""
+        val: dict[int, Any] = {}
+        code, arg = self.code, self.arg
+        for p in cone:
+            c = code[p]
+            val[p] = (arg[p], arg[p]) if c == NUM else env.get(arg[p], ANY) if c == VAR else \
+                node_value(c, [val[q] for q in arg[p]])
+        return val
+
+    def narrowed(self, guard: int, env: dict[int, Interval]) -> dict[int, Interval] | None:
+        """``env`` with each variable narrowed by what the Boolean node ``guard`` says of it
+        when true: the conjuncts that compare a variable with a numeral (``step == 2``,
+        ``mana[0] >= 1``).  None: some variable has no value left, so ``guard`` is false
+        wherever ``env`` holds.  Why sound: every value the narrowed intervals leave out makes
+        a conjunct, so the guard, false."""
+        out = dict(env)
+        todo = [guard]
+        code, arg = self.code, self.arg
+        while todo:
+            p = todo.pop()
+            c = code[p]
+            if c == AND:
+                todo.extend(arg[p])
+                continue
+            if c not in (LE, LT, GE, GT, EQ):
+                continue
+            x, y = arg[p]
+            if code[x] == NUM and code[y] == VAR:
+                x, y, c = y, x, {LE: GE, LT: GT, GE: LE, GT: LT, EQ: EQ}[c]
+            if code[x] != VAR or code[y] != NUM:
+                continue
+            k, n = arg[x], arg[y]
+            lo, hi = out.get(k, ANY)
+            if c in (LE, EQ):
+                hi = min(hi, n)
+            if c == LT:
+                hi = min(hi, n - 1)
+            if c in (GE, EQ):
+                lo = max(lo, n)
+            if c == GT:
+                lo = max(lo, n + 1)
+            if lo > hi:
+                return None
+            out[k] = (lo, hi)
+        return out
+
 
 def node_value(code: int, xs: list[Any]) -> Any:
     """The value of a node other than a numeral or a variable, from its children's values
@@ -157,6 +221,12 @@ def node_value(code: int, xs: list[Any]) -> Any:
         for x in xs[1:]:
             out = _mul(out, x)
         return out
+    if code == MOD:
+        x, d = xs
+        if d[0] <= 0 <= d[1]:
+            return ANY  # mod by 0 is any value
+        top = max(abs(d[0]), abs(d[1])) - 1
+        return x if 0 <= x[0] and x[1] <= min(abs(d[0]), abs(d[1])) - 1 else (0, top)
     if code in (LE, LT, GE, GT):
         return compare(code, xs[0], xs[1])
     if code == DISTINCT:

@@ -339,6 +339,7 @@ class Encoding:
     step_rel_each: Any = None
     _props: dict[str, list[Any]] = field(default_factory=dict)
     _rels: list[Any] | None = None
+    _plain_guards: list[Any] | None = None
 
     @classmethod
     def build(cls, cfg: Config, init: State) -> "Encoding":
@@ -406,6 +407,17 @@ class Encoding:
         entries, out of Z3's reach at 16 entries).  Only the solvers built after it see it."""
         self.step_rel = z3.And(self.step_rel, fact)
         self.step_rel_each = z3.And(self.step_rel_each, fact)
+
+    @property
+    def plain_guards(self) -> list[Any]:
+        """Per transition, its guard over ``a`` with every rule's switch on (``en:``, which
+        every query assumes: they are there only so that a core names the rules it used),
+        simplified.  For the passes, which read a transition's effect under its guard."""
+        if self._plain_guards is None:
+            en = list(self.en.values())
+            on = [(x, z3.BoolVal(True)) for x in en]
+            self._plain_guards = [z3.simplify(z3.substitute(g, *on)) if en else g for g in self.guards]
+        return self._plain_guards
 
     @property
     def rels(self) -> list[Any]:

@@ -50,6 +50,8 @@ from .relation import Encoding, as_term
 #: ``examples/scale/03-plot-12`` every part of ``object-ids-fresh`` is shown with 10 (with 6,
 #: 16 of its 1,452 (transition, conjunct) pairs are not).
 SPLITS = 10
+#: Whether each transition's part is read under its guard (``If(guard, part, True)``).
+GUARDS = True
 
 
 class StepPass:
@@ -63,7 +65,9 @@ class StepPass:
         self._by_variable: dict[int, list[str]] = {}  # AST id -> the candidates bounding it
         before = flat(enc.a)
         for c in cands:
-            col = c.bound[0] if getattr(c, "bound", None) is not None else c.relation[0]
+            if getattr(c, "bound", None) is None and getattr(c, "relation", None) is None:
+                continue  # (a value excluded: implied by the bounds, read through them)
+            col = c.bound[0] if c.bound is not None else c.relation[0]
             self._by_variable.setdefault(before[col].get_id(), []).append(c.name)
         self._open: dict[tuple[str, bool], list[list[int]]] = {}
         self._read: dict[tuple[str, bool], set[str]] = {}
@@ -98,8 +102,9 @@ class StepPass:
         parts: list[list[Any]] = []  # per transition, its parts over ``a`` (none: its predicate is True)
         onto_m = _Substitution(after)
         onto_a = _Substitution(middle)
+        guards = enc.plain_guards if GUARDS else []
         with symbolic():
-            for term, effect in zip(terms, enc.raw, strict=True):
+            for i, (term, effect) in enumerate(zip(terms, enc.raw, strict=True)):
                 if z3.is_true(term):
                     parts.append([])
                     continue
@@ -109,7 +114,9 @@ class StepPass:
                 pieces = composed.children() if conjuncts else [composed]
                 if conjuncts and (not z3.is_and(composed) or len(pieces) != term.num_args()):
                     pieces = [z3.BoolVal(False)] * term.num_args()  # not read part by part: claim nothing
-                parts.append([z3.simplify(x) for x in pieces])
+                guard = guards[i] if guards else z3.BoolVal(True)
+                parts.append([z3.If(guard, z3.simplify(x), True) if not z3.is_true(guard) else z3.simplify(x)
+                              for x in pieces])
         dag = Dag([x for ps in parts for x in ps])
         shown = Differences(dag, self.env, self.rel)
         width = max((len(ps) for ps in parts), default=0)
