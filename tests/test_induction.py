@@ -101,6 +101,55 @@ def test_a_step_case_too_big_whole_is_split_by_transition(monkeypatch) -> None: 
     assert again.status == HOLDS, again.summary()
 
 
+def test_a_split_asks_the_transitions_of_one_verb_together_first(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A split asks up to ``SPLIT_GROUP`` transitions of one verb in one query, and one at a
+    time only those of a group that runs out; the first try's split, on the closed set, gives
+    up there instead (the query with every candidate follows).  Here, on ``costs``, the whole
+    queries of one-alternative-cost's step case run out (as in the test above), then every
+    group's too: the property is still proved, by single transitions."""
+    from mtgcheck.configs import BUILTIN
+
+    costs = next(c for c in BUILTIN if c.name == "costs")
+    prop = BY_ID["one-alternative-cost"]
+    real = z3bmc.Budget.check
+    groups_run_out = False
+
+    def runs_out(self, sol, *assumptions, what="", share=1):  # type: ignore[no-untyped-def]
+        mine = what.split(" ")[1:2] == [prop.id] and what.startswith("k=")
+        out = mine and (" [" not in what or (groups_run_out and ".." in what))
+        return real(self, sol, *assumptions, what=what, share=self.rlimit if out else share)
+
+    monkeypatch.setattr(z3bmc.Budget, "check", runs_out)
+    (v,) = z3bmc.check(costs, [prop], depth=1, timeout=300)
+    assert v.status == PROVED and v.k == 0, v.summary()
+    split = [q for q in v.stats["induction_queries"] if q.startswith(f"k=0 {prop.id}") and " [" in q]
+    groups = [q for q in split if ".." in q]
+    assert groups and all(": unsat" in q for q in split)
+    cfg, s0 = build(costs.position)
+    assert len(split) < len(z3bmc.Encoding.build(cfg, s0).actions)  # fewer queries than transitions
+    groups_run_out = True
+    (again,) = z3bmc.check(costs, [prop], depth=1, timeout=300)
+    assert again.status == PROVED, again.summary()
+    split = [q for q in again.stats["induction_queries"] if q.startswith(f"k=0 {prop.id}") and " [" in q]
+    closed_singles = [q for q in split if "(closed) [" in q and ".." not in q]
+    singles = [q for q in split if ".." not in q and "(closed)" not in q]
+    assert any(".." in q and ": unknown" in q for q in split) and not closed_singles and singles
+
+
+def test_every_property_is_tried_on_the_closed_set_before_any_walk() -> None:
+    """``prove_each`` first tries every property on the candidates closed so far alone, and
+    only then asks the others with every candidate (whose cores the closure walks): what the
+    closed set proves is a fact of every later query, not a member some walk must close."""
+    from mtgcheck.properties.catalogue import PROPERTIES
+
+    first = BY_ID["no-deadlock"]  # (on break-aven, the one whose proof needs a walk) first
+    vs = z3bmc.check(SMALL["break-aven"], [first, *[p for p in PROPERTIES if p != first]], depth=1, timeout=300)
+    asked = [q for q in vs[0].stats["induction_queries"] if q.startswith("k=0 ")]
+    closed = [i for i, q in enumerate(asked) if "(closed)" in q]
+    rest = [i for i, q in enumerate(asked) if "(closed)" not in q]
+    assert closed and rest and max(closed) < min(rest), (asked[:5], asked[-5:])
+
+
 def test_a_property_of_every_slot_is_asked_one_conjunct_at_a_time(monkeypatch: Any) -> None:
     """``object-ids-fresh`` is a conjunction, one conjunct per card slot: its step case is
     one query per conjunct (``Path.conjuncts``), and the proof stands on all of them being

@@ -163,7 +163,11 @@ def prove_each(path: Path, todo: Sequence[Property], budget: Budget, proved: dic
     With ``closure``, a proof whose core names invariant candidates counts only once they
     are closed into an inductive set; otherwise it is retried without the dropped one, first
     among the members proven and the support its last proof named (:meth:`Closure.step_case`).
-    It is first tried on the candidates closed so far alone (:meth:`Closure.on_closed`).  A
+    Every property is first tried on the candidates closed so far alone
+    (:meth:`Closure.on_closed`), all of them before any is asked with every candidate: what
+    the closed set proves is then a fact of every later query, where a proof with every
+    candidate could rest on it as a member still to close (on ``examples/scale/04-plot-14``,
+    ``left-player-begins-no-turn``'s proof named ``no-deadlock``, whose walk then cost 22M).  A
     step case with a counterexample is tried again if that breaks some candidate set aside
     by its first, smaller limit (:meth:`Closure.reinstate`)."""
     left = []
