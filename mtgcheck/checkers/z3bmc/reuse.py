@@ -28,9 +28,10 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import z3
 
@@ -95,6 +96,29 @@ class Entry:
     invariants: list[str]
     split: list[str]
     proved: list[str]
+
+
+#: A set of values (``in [1, 3]``), or an integer outside brackets: a constant of the
+#: position (``life[0] == 20``), not a slot, player or entry (``life[0]``, ``ab_kind[1]``).
+_CONSTANT = re.compile(r"in \[[^\]]*\]|(?<![\w\[-])-?\d+(?![\w\]])")
+
+
+def form(name: str) -> str:
+    """A candidate's name with its constants blanked: what it says of which entries, not of
+    which values (``life[0] == 20`` and ``life[0] == 7`` are one form)."""
+    return _CONSTANT.sub("#", name)
+
+
+def with_counterparts(names: Sequence[str], mined: Sequence[str]) -> list[str]:
+    """The names recorded on another position of the shape, and for each one not mined here,
+    those mined here of the same form: the same statement about the same entries with this
+    position's values (its life total, not the other's).  Why: a proof that read the other
+    position's ``life[0] == 20`` needs this one's ``life[0] == 7``, which is no name recorded,
+    and the hints alone would then leave that property to the closure of every candidate.
+    Hints only: each is checked as any candidate is (module docstring)."""
+    here = set(mined)
+    missing = {form(n) for n in names if n not in here}
+    return sorted({*names, *(m for m in mined if m not in names and form(m) in missing)})
 
 
 def load(cfg: Config) -> Entry | None:

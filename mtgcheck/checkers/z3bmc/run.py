@@ -81,12 +81,14 @@ def check(conf: CheckConfig, props: Sequence[Property], *, depth: int | None = N
 
     def start_induction() -> Induction | None:
         """The induction of the properties not decided yet, with the invariants found."""
-        nonlocal found
+        nonlocal found, hints
         todo = [p for p in props if p.id not in bmc.status]
         if not induction or bmc.vacuous or not todo:
             return None
         if invariants and time.monotonic() < deadline:
             found = closure.find_invariants(enc, conf, init_of, budget, cap=sample_cap)
+            if reused is not None and found.complete:  # this position's values of the names' forms
+                hints = proof_cache.with_counterparts(reused.invariants, [c.name for c in found.live])
         return Induction(enc, todo, budget, init_of=init_of, strengthen=strengthen,
                           invariants=found.live if found and found.complete else (), hints=hints,
                           split_hints=split_hints, hinted_props=reused.proved if reused is not None else None)
