@@ -136,20 +136,6 @@ def test_a_split_asks_the_transitions_of_one_verb_together_first(monkeypatch) ->
     assert any(".." in q and ": unknown" in q for q in split) and not closed_singles and singles
 
 
-def test_every_property_is_tried_on_the_closed_set_before_any_walk() -> None:
-    """``prove_each`` first tries every property on the candidates closed so far alone, and
-    only then asks the others with every candidate (whose cores the closure walks): what the
-    closed set proves is a fact of every later query, not a member some walk must close."""
-    from mtgcheck.properties.catalogue import PROPERTIES
-
-    first = BY_ID["no-deadlock"]  # (on break-aven, the one whose proof needs a walk) first
-    vs = z3bmc.check(SMALL["break-aven"], [first, *[p for p in PROPERTIES if p != first]], depth=1, timeout=300)
-    asked = [q for q in vs[0].stats["induction_queries"] if q.startswith("k=0 ")]
-    closed = [i for i, q in enumerate(asked) if "(closed)" in q]
-    rest = [i for i, q in enumerate(asked) if "(closed)" not in q]
-    assert closed and rest and max(closed) < min(rest), (asked[:5], asked[-5:])
-
-
 def test_a_property_of_every_slot_is_asked_one_conjunct_at_a_time(monkeypatch: Any) -> None:
     """``object-ids-fresh`` is a conjunction, one conjunct per card slot: its step case is
     one query per conjunct (``Path.conjuncts``), and the proof stands on all of them being

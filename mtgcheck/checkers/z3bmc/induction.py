@@ -163,24 +163,15 @@ def prove_each(path: Path, todo: Sequence[Property], budget: Budget, proved: dic
     With ``closure``, a proof whose core names invariant candidates counts only once they
     are closed into an inductive set; otherwise it is retried without the dropped one, first
     among the members proven and the support its last proof named (:meth:`Closure.step_case`).
-    Every property is first tried on the candidates closed so far alone
-    (:meth:`Closure.on_closed`), all of them before any is asked with every candidate: what
-    the closed set proves is then a fact of every later query, where a proof with every
-    candidate could rest on it as a member still to close (on ``examples/scale/04-plot-14``,
-    ``left-player-begins-no-turn``'s proof named ``no-deadlock``, whose walk then cost 22M).  A
+    It is first tried on the candidates closed so far alone (:meth:`Closure.on_closed`).  A
     step case with a counterexample is tried again if that breaks some candidate set aside
     by its first, smaller limit (:meth:`Closure.reinstate`)."""
-    left = []
     for p in todo:
         first = closure.on_closed(p) if closure is not None and not budget.cut else None
         if first is not None:  # inductive relative to a set already closed: nothing to close
             proved[p.id] = Proof(path.k, first)
             done.append(p)
             path.assume(p)
-        else:
-            left.append(p)
-    for p in left:
-        if p.id in proved:
             continue
         while not budget.cut and p.id not in proved:
             res, _, core = closure.step_case(p) if closure is not None else path.attempt([p], budget)
