@@ -25,8 +25,14 @@ The argument (abstract interpretation with the interval domain, the textbook way
   Each rule over-approximates, so the interval of a term contains every value it takes.
 * The entries after the step are the relation's frame terms (an ``If`` chain over the
   transitions, the entry before the step when none writes it) and then the state-based
-  actions over those; their intervals are evaluated the same way.  The guards are left
-  out: that adds steps the rules forbid, which can only widen the intervals.
+  actions over those; their intervals are evaluated the same way.  A transition's effect
+  applies only where its guard holds (with every rule's switch on, as every query assumes
+  them: ``Encoding.plain_guards``), so where an entry's value leaves its interval it is
+  evaluated again with the variables narrowed by the guard's comparisons with a numeral
+  (:meth:`Dag.narrowed`: every value left out makes a conjunct false), and a transition
+  whose guard is false wherever ``R`` holds takes no step (:func:`.bound_pass._under_guards`).
+  The guard's other conjuncts are left out: that adds steps the rules forbid, which can only
+  widen the intervals.
 * If every candidate of ``R`` holds on the interval of its entry after the step, then from
   any state where all of ``R`` holds, every step leads to one where all of ``R`` holds: the
   conjunction of ``R`` is inductive.  Each candidate also holds in every initial state (the

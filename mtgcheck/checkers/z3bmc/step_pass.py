@@ -17,14 +17,18 @@ composed with the step itself: ``b`` is the state-based actions' result over ``m
 ``simplify`` then removes the choices whose two sides are the same term.  The term is
 evaluated with linear forms and intervals (:meth:`.differences.Differences.always`) given
 the bounds and relations the interval and difference passes kept (:mod:`.bound_pass`),
-splitting on the conditions the undecided part reads, at most :data:`SPLITS` deep.  The
-guards are left out, which only adds steps.
+splitting on the conditions the undecided part reads, at most :data:`SPLITS` deep.  Each
+part is read under its transition's guard, ``If(guard, part, True)`` (the guard with every
+rule's switch on, as every query assumes them: ``Encoding.plain_guards``), so that the
+first split assumes the guard's conjuncts: a property restating a guard
+(``plot-only-main-phase-empty-stack``) is shown where the guard decides it.
 
 Soundness: the bounds and relations assumed hold in every reachable state (they are
 inductive and initially true), each rule of the evaluation over-approximates (the
 module docstrings of :mod:`.intervals` and :mod:`.differences`), the splits cover every
-value of their condition, and ``simplify`` gives an equivalent term.  So a part shown for
-transition ``i`` holds on every step that takes ``i`` from a reachable state.  The step case
+value of their condition, ``simplify`` gives an equivalent term, and a step takes ``i``
+only where its guard holds.  So a part shown for transition ``i`` holds on every step that
+takes ``i`` from a reachable state.  The step case
 (:meth:`.path.Path.attempt`) then asks Z3 about the other transitions only; a part shown on
 every transition needs no query at all.
 """
