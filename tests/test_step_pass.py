@@ -9,7 +9,9 @@ that keeps a moved card's id it shows nothing Z3 can break."""
 from __future__ import annotations
 
 import time
+from typing import Iterator
 
+import pytest
 import z3
 
 from mtgcheck.checkers import z3bmc
@@ -25,6 +27,15 @@ from mtgcheck.properties.base import Property
 from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
 
 FRESH = BY_ID["object-ids-fresh"]
+
+
+@pytest.fixture(autouse=True)
+def own_context() -> Iterator[None]:
+    """Each test in a Z3 context of its own, as a check runs (``z3bmc.fresh_context``): what the
+    pass shows reads terms ``simplify`` normalizes, whose form follows the ids of the terms the
+    context already holds, so a test after others in one worker could see other forms."""
+    with z3bmc.fresh_context():
+        yield
 
 
 def _closure(disabled: frozenset[str] = frozenset(), name: str = "break-bolt") -> tuple[z3bmc.Encoding, Closure]:

@@ -363,7 +363,7 @@ class Path:
         # a group of every transition the query covers is the query itself, out of its limit
         whole = len(groups) == 1 and len(groups[0]) == (len(self.enc.actions) if only is None else len(only))
 
-        def ask(members: list[int], sel: Any, label: str) -> Any:
+        def one_query(members: list[int], sel: Any, label: str) -> Any:
             nonlocal spent
             res = budget.check(self.sol, *assumptions, sel, what=f"{what} [{label}]", share=share)
             spent += budget.queries[-1][2]
@@ -379,7 +379,7 @@ class Path:
             if len(group) > 1 and not whole:
                 if spent >= limits * budget.rlimit:
                     return z3.unknown, []
-                res = ask(group, z3.Or([act == i for i in group]), f"{verb} #{group[0]}..{group[-1]}")
+                res = one_query(group, z3.Or([act == i for i in group]), f"{verb} #{group[0]}..{group[-1]}")
                 if res == z3.unsat:
                     continue
                 if res == z3.sat or not singles:  # (out of its limit, the first try gives up)
@@ -387,7 +387,7 @@ class Path:
             for i in group:
                 if spent >= limits * budget.rlimit:
                     return z3.unknown, []
-                res = ask([i], act == i, f"{verb} #{i}")
+                res = one_query([i], act == i, f"{verb} #{i}")
                 if res != z3.unsat:
                     return res, []
         return z3.unsat, sorted(core)
