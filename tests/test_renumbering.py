@@ -214,3 +214,22 @@ def test_the_closing_for_bmc_alone_takes_the_lemmas_properties_unclosed() -> Non
     assert closed is not None and not closed.proven_candidates()
     assert [p.id for p in closed.proven_properties()] == ["stack-ordered"]
     assert "fact:stack-ordered" in closed.path.facts and "hyp:stack-ordered" not in closed.props
+
+
+def test_canonical_numbers_are_equal_exactly_up_to_the_order_of_and_or_and_plus() -> None:
+    """One memo for many terms: equal numbers for terms equal up to the order of the
+    arguments of And, Or and +, other numbers otherwise, also once many terms were walked
+    and freed (the memo keeps what it walked, so no id is reused under it)."""
+    from mtgcheck.checkers.z3bmc.renumbering import Canonical
+
+    canon = Canonical()
+    x, y, z = (z3.Int(f"can.{v}") for v in "xyz")
+    p, q = z3.Bool("can.p"), z3.Bool("can.q")
+    first = canon(z3.Implies(z3.And(p, q), z3.Sum(x, y, z) >= 1))
+    for k in range(200):  # terms built and dropped between the two calls
+        canon(z3.Or(p, x + k > y))
+    assert canon(z3.Implies(z3.And(q, p), z3.Sum(z, x, y) >= 1)) == first
+    assert canon(z3.Implies(z3.And(p, q), z3.Sum(x, y, z) >= 2)) != first
+    assert canon(z3.Implies(z3.And(p, q), z3.Sum(x, -y, z) >= 1)) != first
+    assert canon(z3.Implies(z3.Or(p, q), z3.Sum(x, y, z) >= 1)) != first
+    assert canon(z3.Implies(z3.And(p, q), (x + y) + z >= 1)) != first  # only the order: not nesting

@@ -619,7 +619,7 @@ def _true_on(c: Candidate, values: Sequence[int], m: z3.ModelRef, term: Any) -> 
 def _conjunction(terms: Sequence[Any]) -> Any:
     """``z3.And(terms)`` for Boolean terms, without z3py's coercion of each one (thousands
     of candidates, once per round of :func:`initially_true`)."""
-    from .z3bmc.budget import ast_array
+    from .z3bmc.substitution import ast_array
 
     terms = [z3.BoolVal(t) if isinstance(t, bool) else t for t in terms]
     ctx = terms[0].ctx

@@ -7,6 +7,8 @@ from typing import Any, Sequence
 
 import z3
 
+from .substitution import ast_array
+
 
 #: Resource limit of one induction query: Z3's ``rlimit`` counter, which counts solver work
 #: deterministically, so what is proved does not depend on the machine's load (a wall-clock
@@ -68,8 +70,3 @@ def check_assumptions(sol: z3.Solver, assumptions: Sequence[Any]) -> z3.CheckSat
     return z3.CheckSatResult(z3.Z3_solver_check_assumptions(sol.ctx.ref(), sol.solver, len(assumptions),
                                                             ast_array(assumptions)))
 
-
-def ast_array(terms: Sequence[Any]) -> Any:
-    """The terms as the array of ASTs Z3's C API takes (what z3py builds after coercing each
-    term: these are Boolean terms already, and Z3 checks their sorts)."""
-    return (z3.Ast * len(terms))(*[t.as_ast() for t in terms])

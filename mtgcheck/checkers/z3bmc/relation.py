@@ -14,6 +14,8 @@ from mtgcheck.model.logic import And, Implies, is_sym, symbolic
 from mtgcheck.model.state import FIELDS, State, equal_states, flat, symbolic_state
 from mtgcheck.properties.base import Property
 
+from .substitution import Substitution
+
 
 def If_(c: Any) -> Any:
     return z3.If(c, 1, 0)
@@ -119,8 +121,7 @@ class SharedCompaction:
         def compact(cfg: Config, s: State) -> State | None:
             if cfg is not self.cfg:
                 return None  # built for another configuration: the model builds its own
-            pairs = [(x, as_term(y)) for x, y in zip(src, (y for f in zones.COMPACT_READS for y in getattr(s, f)), strict=True)]
-            sub = (lambda v: z3.substitute(v, *pairs))  # noqa: E731
+            sub = Substitution(src, [as_term(y) for f in zones.COMPACT_READS for y in getattr(s, f)])
             out = s.replace(**{f: tuple(sub(as_term(x)) for x in v) if isinstance(v, tuple) else sub(as_term(v))
                                for f, v in res.items()})
             self.calls.append((s, out))
@@ -415,8 +416,8 @@ class Encoding:
         simplified.  For the passes, which read a transition's effect under its guard."""
         if self._plain_guards is None:
             en = list(self.en.values())
-            on = [(x, z3.BoolVal(True)) for x in en]
-            self._plain_guards = [z3.simplify(z3.substitute(g, *on)) if en else g for g in self.guards]
+            on = Substitution(en, [z3.BoolVal(True)] * len(en))
+            self._plain_guards = [z3.simplify(on(g)) if en else g for g in self.guards]
         return self._plain_guards
 
     @property
@@ -424,10 +425,11 @@ class Encoding:
         """Per transition: ``guard_i(a) & b == settle(effect_i(a))`` (built on first use)."""
         if self._rels is None:
             out = []
+            onto = Substitution(flat(self.m)) if self.m is not None else None
             with symbolic():
                 for g, e in zip(self.guards, self.raw, strict=True):
-                    if self.m is not None:
-                        after = z3.substitute(equal_states(self.b, self.settled), *zip(flat(self.m), map(as_term, flat(e)), strict=True))
+                    if onto is not None:
+                        after = onto.with_values([as_term(x) for x in flat(e)])(equal_states(self.b, self.settled))
                     else:
                         after = equal_states(self.b, e)
                     out.append(z3.And(g, after))

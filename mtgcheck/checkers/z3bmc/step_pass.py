@@ -45,7 +45,7 @@ from mtgcheck.model.state import flat
 from mtgcheck.properties.base import Property
 
 from .bound_pass import assumed_by
-from .budget import ast_array
+from .substitution import Substitution
 from .differences import Differences
 from .intervals import VAR, Dag
 from .relation import Encoding, as_term
@@ -104,8 +104,8 @@ class StepPass:
         middle = flat(enc.m) if enc.m is not None else after
         over_m: dict[int, Any] = {}  # the predicate over ``m`` (one per distinct term)
         parts: list[list[Any]] = []  # per transition, its parts over ``a`` (none: its predicate is True)
-        onto_m = _Substitution(after)
-        onto_a = _Substitution(middle)
+        onto_m = Substitution(after, settled) if settled is not None else None
+        onto_a = Substitution(middle)
         guards = enc.plain_guards if GUARDS else []
         with symbolic():
             for i, (term, effect) in enumerate(zip(terms, enc.raw, strict=True)):
@@ -113,8 +113,8 @@ class StepPass:
                     parts.append([])
                     continue
                 if term.get_id() not in over_m:
-                    over_m[term.get_id()] = term if settled is None else onto_m(term, settled)
-                composed = onto_a(over_m[term.get_id()], [as_term(x) for x in flat(effect)])
+                    over_m[term.get_id()] = term if onto_m is None else onto_m(term)
+                composed = onto_a.with_values([as_term(x) for x in flat(effect)])(over_m[term.get_id()])
                 pieces = composed.children() if conjuncts else [composed]
                 if conjuncts and (not z3.is_and(composed) or len(pieces) != term.num_args()):
                     pieces = [z3.BoolVal(False)] * term.num_args()  # not read part by part: claim nothing
@@ -139,19 +139,6 @@ class StepPass:
         read |= {self.rel[v][0] for v in read if v in self.rel}  # a relation reads its reference's bounds
         self._read[(p.id, conjuncts)] = {n for v in read for n in self._by_variable.get(v, ())}
         return out
-
-
-class _Substitution:
-    """``z3.substitute`` of the same variables, many times, through Z3's C API: z3py checks
-    the sort of every pair on every call, which was most of the pass's time (6.6 of 15 s
-    on ``examples/scale/04-plot-14``, two properties, 388 calls of about 1,000 pairs)."""
-
-    def __init__(self, variables: Sequence[Any]) -> None:
-        self.n, self.froms = len(variables), ast_array(variables)
-
-    def __call__(self, term: Any, values: Sequence[Any]) -> Any:
-        ctx = term.ctx
-        return z3.ExprRef(z3.Z3_substitute(ctx.ref(), term.as_ast(), self.n, self.froms, ast_array(values)), ctx)
 
 
 __all__ = ["StepPass", "SPLITS"]

@@ -10,7 +10,8 @@ from mtgcheck.model.actions import Action
 from mtgcheck.model.state import State, flat, symbolic_state
 from mtgcheck.properties.base import Property
 
-from .relation import Encoding
+from .relation import Encoding, as_term
+from .substitution import Substitution
 
 
 class Unroller:
@@ -27,23 +28,25 @@ class Unroller:
         self.sels: list[list[Any]] = []
         self._fa, self._fb = flat(enc.a), flat(enc.b)
         self._fm = flat(enc.m) if enc.m is not None else []
-        self._pairs: dict[int, list[tuple[Any, Any]]] = {}
+        self._pairs: dict[int, Substitution] = {}
         self._viol: dict[str, Any] = {}  # property -> its violation over (a, m, act, b)
         self._constraints: list[Callable[[State], Any]] = []
         self._step_constraints: list[Callable[[int], Any]] = []
 
     def sub(self, term: Any, k: int) -> Any:
         """``term`` over (a, m, act, b) as a term over step k's states and action."""
-        pairs = self._pairs.get(k)
-        if pairs is None:
+        sub = self._pairs.get(k)
+        if sub is None:
             pairs = list(zip(self._fa, flat(self.states[k]), strict=True)) + \
                 list(zip(self._fb, flat(self.states[k + 1]), strict=True))
             if k < len(self.mids) and self._fm:
                 pairs += list(zip(self._fm, flat(self.mids[k]), strict=True))
             if k < len(self.acts):
                 pairs.append((self.enc.act, self.acts[k]))
-                self._pairs[k] = pairs  # step k is complete: its pairs no longer change
-        return z3.substitute(term, *pairs)
+            sub = Substitution.of([(x, as_term(y)) for x, y in pairs])
+            if k < len(self.acts):
+                self._pairs[k] = sub  # step k is complete: its pairs no longer change
+        return sub(term)
 
     def constrain(self, fact: Callable[[State], Any]) -> None:
         """Assert ``fact`` on every state, those unrolled so far and those to come.  Only

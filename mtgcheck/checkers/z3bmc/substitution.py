@@ -1,0 +1,54 @@
+"""One substitution of terms, applied many times through Z3's C API.
+
+Why not ``z3.substitute``: z3py rebuilds its argument list and checks the sort of every
+pair, in Python, on every call (each check makes two sort objects).  The checker substitutes
+the same variables again and again: the unrolling's step ``k`` for every term it asserts,
+the renumbering's template for every move, the renumbering lemma's ``sigma`` (hundreds of
+pairs) for every fact.  On ``examples/scale/04-plot-14`` those checks were a fifth of the
+check's Python time.  Z3's own ``Z3_substitute`` checks the sorts too (a mismatch is an
+error, as in z3py), so nothing is lost; the pairs' arrays are built once.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import z3
+from z3.z3 import _to_expr_ref
+
+
+def ast_array(terms: Sequence[Any]) -> Any:
+    """The terms as the array of ASTs Z3's C API takes (the caller keeps the terms alive:
+    the array holds no reference)."""
+    return (z3.Ast * len(terms))(*[t.as_ast() for t in terms])
+
+
+class Substitution:
+    """``froms[i] := tos[i]``, for every term it is applied to (``tos`` may be given per call
+    instead, :meth:`with_values`)."""
+
+    def __init__(self, froms: Sequence[Any], tos: Sequence[Any] = ()) -> None:
+        self._froms = list(froms)  # kept alive: the array holds raw pointers
+        self.n, self.froms_ast = len(self._froms), ast_array(self._froms)
+        self._tos = list(tos)
+        self.tos_ast = ast_array(self._tos) if tos else None
+
+    @classmethod
+    def of(cls, pairs: Sequence[tuple[Any, Any]]) -> "Substitution":
+        return cls([p[0] for p in pairs], [p[1] for p in pairs])
+
+    def with_values(self, tos: Sequence[Any]) -> "Substitution":
+        """The same variables substituted by ``tos`` (their array built once)."""
+        out = Substitution.__new__(Substitution)
+        out._froms, out.n, out.froms_ast = self._froms, self.n, self.froms_ast
+        out._tos, out.tos_ast = list(tos), ast_array(tos)
+        return out
+
+    def __call__(self, term: Any) -> Any:
+        if not self.n:
+            return term
+        ctx = term.ctx
+        return _to_expr_ref(z3.Z3_substitute(ctx.ref(), term.as_ast(), self.n, self.froms_ast, self.tos_ast), ctx)
+
+
+__all__ = ["Substitution", "ast_array"]
