@@ -275,6 +275,7 @@ def main() -> None:
             set_seed(0)
             r["seeded"] = [r["rlimit"], *(x["rlimit"] for x in more)]
             r["seeded_proved"] = [r["proved"], *(x["proved"] for x in more)]
+            r["seeded_wall"] = [r["wall"], *(x["wall"] for x in more)]
         results.append(r)
         closing = r["cost"].get("closure", [0.0, 0.0])[0]
         print(f"{r['name']:<16} slots {r['slots']:>2}  players {r['players']}  proved {r['proved']}/{r['checked']}"
@@ -306,20 +307,27 @@ def seeded(path: Path, timeout: float, props: list[Property] | None, i: int) -> 
 
 def seed_table(results: list[dict[str, Any]]) -> tuple[list[str], list[list[Any]]]:
     """Per position run with several seeds: each seed's rlimit, the median, its range as a
-    share of the median, and the median per slot and per added slot."""
+    share of the median, and the median per slot and per added slot; the median seconds the
+    same way; and both medians per thousand terms of the relation (what every query reads:
+    it grows faster than the slots where a card's choices multiply, a target per spell on
+    the stack, a pair of cards to discard)."""
     n = len(results[0]["seeded"])
     header = ["position", "slots", "proved (each seed)", *(f"seed {i} (M)" for i in range(n)), "median (M)",
-              "range / median", "median per slot", "median per added slot"]
+              "range / median", "median per slot", "median per added slot", "median s", "s per slot",
+              "s per added slot", "relation terms", "M per 1,000 terms", "s per 1,000 terms"]
     rows, prev = [], None
     for r in results:
-        med = statistics.median(r["seeded"])
-        slope = ""
+        med, sec = statistics.median(r["seeded"]), statistics.median(r["seeded_wall"])
+        slope = slope_s = ""
         if prev is not None and r["slots"] > prev[0]["slots"] and r["players"] == prev[0]["players"]:
-            slope = f"{(med - prev[1]) / (r['slots'] - prev[0]['slots']):.1f}M"
+            d = r["slots"] - prev[0]["slots"]
+            slope, slope_s = f"{(med - prev[1]) / d:.1f}M", f"{(sec - prev[2]) / d:.1f}"
         proved = ", ".join(f"{x}/{r['checked']}" for x in r["seeded_proved"])
         rows.append([r["name"], r["slots"], proved, *(round(x, 1) for x in r["seeded"]), round(med, 1),
-                     f"{(max(r['seeded']) - min(r['seeded'])) / med:.0%}", round(med / r["slots"], 1), slope])
-        prev = (r, med)
+                     f"{(max(r['seeded']) - min(r['seeded'])) / med:.0%}", round(med / r["slots"], 1), slope,
+                     round(sec, 1), round(sec / r["slots"], 2), slope_s, r["terms"],
+                     round(1000 * med / r["terms"], 2), round(1000 * sec / r["terms"], 2)])
+        prev = (r, med, sec)
     return header, rows
 
 
@@ -384,8 +392,10 @@ def tables(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
                            "(`stack-ordered`'s proof), `closure` the invariants' consecution, shared by all.")
         if seeds is not None:
             write_section("Z3 proof cost on the scale ladder across solver seeds", *seeds, script=cmd,
-                          note="The whole rlimit of each position with Z3's random seeds (`smt.random_seed`, "
+                          note="The whole rlimit and wall seconds of each position with Z3's random seeds (`smt.random_seed`, "
                                "`sat.random_seed`), everything else the same; the tables above are seed 0's. "
+                               "`relation terms`: as above; the cost per thousand of them is the cost per "
+                               "unit of what every query reads. "
                                "The range is the spread of one position's cost that no change of the checker "
                                "made; a slope between rungs is read on the medians.")
 

@@ -8,7 +8,7 @@ from typing import Any
 from .card_rules import ON_CHANGE
 from .config import Config
 from .common import clear_choice
-from .logic import And, If, Not, Or
+from .logic import And, If, Not, Or, is_sym
 from .state import BATTLEFIELD, GRAVEYARD, P_NONE, State, branch
 from .legend import ask_legend_choice
 from .vocabulary import Cond
@@ -38,7 +38,9 @@ def settle_parts(cfg: Config, s: State) -> tuple[State, State]:
     # CR 603.3d: a choice that has no legal answer left (the only spell a trigger could target
     # has left the game, CR 800.4a) is not made: the trigger is removed, and play goes on.
     # Mutant clause "settle.unanswerable-choice-removed": the choice stays, and the game is stuck.
-    if cfg.on("settle.unanswerable-choice-removed"):
+    # (On a concrete state with no choice pending there is nothing to drop: the answers are
+    # not even read, the interpreter's hot path.)
+    if cfg.on("settle.unanswerable-choice-removed") and (is_sym(s.pending) or s.pending != P_NONE):
         s = branch(And(s.pending != P_NONE, Not(answerable(cfg, s))), lambda s=s: clear_choice(s), lambda s=s: s)
     # CR 704.3 / 117.5: state-based actions are checked only when a player would receive
     # priority, never in the middle of a resolution (CR 608.2c: a spell waiting for its
@@ -52,6 +54,8 @@ def settle_parts(cfg: Config, s: State) -> tuple[State, State]:
 def answerable(cfg: Config, s: State) -> Any:
     """Some ``choose`` is enabled: the pending choice has a legal answer (what ``choose``
     accepts, read from the very guards of the catalogue's ``choose`` transitions)."""
+    if not is_sym(s.pending):  # concrete: the first answer found, each guard's conditions in order
+        return any(all(c.test(s) for c in conds) for conds in choose_guards(cfg))
     return Or(*[And(*[c.test(s) for c in conds]) for conds in choose_guards(cfg)])
 
 

@@ -134,6 +134,7 @@ def sample(cfg: Config, starts: Sequence[State], *, cap: int = 4000, max_turn: i
             seen.add(s)
             out.append(s)
 
+    cat = catalogue(cfg)
     frontier = [starts[0]]
     while frontier and len(out) < cap // 2:
         nxt = []
@@ -145,10 +146,10 @@ def sample(cfg: Config, starts: Sequence[State], *, cap: int = 4000, max_turn: i
                 break
             if s.game_over or (max_turn is not None and s.turn > max_turn):
                 continue
-            nxt.extend(t.effect(s) for t in catalogue(cfg).transitions if t.enabled(s))
+            # (the compiled guard tree: each condition tested once, ``Catalogue.enabled``)
+            nxt.extend(cat.transitions[i].effect(s) for i in cat.enabled(s))
         frontier = nxt
     rng = random.Random(seed)
-    cat = catalogue(cfg)
     # The walks come back to the same few thousand states tens of thousands of times (on
     # ``flashback``, 80,000 steps for 1,200 new states): each state's enabled transitions
     # and each step taken are computed once.  Both are functions of the state, so the walks,

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import z3
+from z3.z3 import _to_expr_ref
 
 from mtgcheck.model.actions import Action, catalogue
 from mtgcheck.model.config import Config
@@ -14,7 +15,7 @@ from mtgcheck.model.logic import And, Implies, is_sym, symbolic
 from mtgcheck.model.state import FIELDS, State, equal_states, flat, symbolic_state
 from mtgcheck.properties.base import Property
 
-from .substitution import Substitution
+from .substitution import Substitution, ast_array
 
 
 def If_(c: Any) -> Any:
@@ -145,20 +146,35 @@ class SharedCompaction:
         zones.SHARED_COMPACT[0] = self._before
 
 
-def by_transition(act: Any, default: Any, values: Sequence[tuple[int, Any]]) -> Any:
+def by_transition(is_act: Sequence[Any], default: Any, values: Sequence[tuple[int, Any]]) -> Any:
     """The term that is ``v`` when ``act == i`` for each ``(i, v)`` of ``values``, else
     ``default``: an ``If`` chain with one branch per distinct value (the transitions writing
-    the same term share it)."""
+    the same term share it).  ``is_act[i]`` is the literal ``act == i``, built once for the
+    relation (z3py coerces both sides of every ``==``: 34,000 of them on plot-14, a fifth of
+    the build)."""
     groups: dict[int, tuple[Any, list[int]]] = {}
     for i, v in values:
         groups.setdefault(v.get_id(), (v, []))[1].append(i)
     out = default
     for v, idx in reversed(list(groups.values())):
-        out = z3.If(z3.Or([act == i for i in idx]) if len(idx) > 1 else act == idx[0], v, out)
+        out = _ite(_or([is_act[i] for i in idx]) if len(idx) > 1 else is_act[idx[0]], v, out)
     return out
 
 
-def factored_compaction(cfg: Config, shared: SharedCompaction, act: Any, a: State, m: State,
+def _or(terms: Sequence[Any]) -> Any:
+    """``z3.Or`` of Boolean terms through Z3's C API (z3py coerces each argument: the frame
+    builds thousands of these); Z3 checks the sorts."""
+    ctx = terms[0].ctx
+    return z3.BoolRef(z3.Z3_mk_or(ctx.ref(), len(terms), ast_array(terms)), ctx)
+
+
+def _ite(c: Any, then: Any, other: Any) -> Any:
+    """``z3.If`` of two terms of one sort through Z3's C API (as :func:`_or`)."""
+    ctx = c.ctx
+    return _to_expr_ref(z3.Z3_mk_ite(ctx.ref(), c.as_ast(), then.as_ast(), other.as_ast()), ctx)
+
+
+def factored_compaction(cfg: Config, shared: SharedCompaction, is_act: Sequence[Any], a: State, m: State,
                         before: Sequence[State | None], flat_raw: list[list[Any]]) -> tuple[int, list[list[Any]]]:
     """One compaction for every transition whose effect ends with one, instead of one each.
 
@@ -199,7 +215,7 @@ def factored_compaction(cfg: Config, shared: SharedCompaction, act: Any, a: Stat
             pre[f] = flat_field(m, f)
             continue
         # (``a``'s entry otherwise: any value, read only when a transition of ``ends`` is taken)
-        pre[f] = tuple(by_transition(act, x, [(i, as_term(flat_field(before[i], f)[j])) for i in ends])  # type: ignore[arg-type]
+        pre[f] = tuple(by_transition(is_act, x, [(i, as_term(flat_field(before[i], f)[j])) for i in ends])  # type: ignore[arg-type]
                        for j, x in enumerate(flat_field(a, f)))
     fields = {f: (v if isinstance(getattr(m, f), tuple) else v[0]) for f, v in pre.items()}
     out = shared(m.replace(**fields))
@@ -211,7 +227,7 @@ def factored_compaction(cfg: Config, shared: SharedCompaction, act: Any, a: Stat
     return len(ends), effects
 
 
-def staged_effects(shared: SharedCompaction, act: Any, a: State, stages: Sequence[tuple[Any, Any] | None],
+def staged_effects(shared: SharedCompaction, is_act: Sequence[Any], a: State, stages: Sequence[tuple[Any, Any] | None],
                    effects: list[State], before: list[State | None]) -> int:
     """The effects of staged transitions (``model.vocabulary.staged``: ``effect == then(head)``)
     with one ``then`` per family, built over the family's merged heads, instead of one each.
@@ -250,7 +266,7 @@ def staged_effects(shared: SharedCompaction, act: Any, a: State, stages: Sequenc
                     continue
                 terms = [as_term(x) for x in col]
                 default = terms[-1]
-                entries.append(by_transition(act, default, [(i, t) for i, t in zip(idx[:-1], terms[:-1], strict=True)
+                entries.append(by_transition(is_act, default, [(i, t) for i, t in zip(idx[:-1], terms[:-1], strict=True)
                                                             if not t.eq(default)]))
             merged[f] = tuple(entries) if isinstance(getattr(a, f), tuple) else entries[0]
         start = len(shared.calls)
@@ -374,19 +390,20 @@ class Encoding:
                 actions.append(t.action)
                 rules.append(t.rule)
             n = len(ts)
+            is_act = [act == i for i in range(n)]
             parts = [act >= 0, act < n]
-            parts += [z3.Implies(act == i, g) for i, g in enumerate(guards) if not z3.is_true(g)]
+            parts += [z3.Implies(is_act[i], g) for i, g in enumerate(guards) if not z3.is_true(g)]
             fa, fm = flat(a), flat(m)
             flat_raw = [flat(e) for e in raw]
             one_raw = list(raw)
-            staged = staged_effects(shared, act, a, stages, one_raw, before_compact) if stages else 0
+            staged = staged_effects(shared, is_act, a, stages, one_raw, before_compact) if stages else 0
             flat_one = [flat(e) for e in one_raw] if staged else flat_raw
-            factored, shared_raw = factored_compaction(cfg, shared, act, a, m, before_compact, flat_one) \
+            factored, shared_raw = factored_compaction(cfg, shared, is_act, a, m, before_compact, flat_one) \
                 if split and shared.applies() else (0, flat_one)
 
             def frame(effects: list[list[Any]], j: int, x: Any) -> Any:
                 # a transition that leaves this entry as it was is no case of it
-                return by_transition(act, x, [(i, v) for i in range(n) if not (v := as_term(effects[i][j])).eq(x)])
+                return by_transition(is_act, x, [(i, v) for i in range(n) if not (v := as_term(effects[i][j])).eq(x)])
 
             each, one = [], []
             for j, (x, y) in enumerate(zip(fa, fm, strict=True)):
