@@ -82,3 +82,28 @@ def test_the_one_final_renumbering_is_each_transitions_own_in_every_state(relati
             if sol.check(z3.Or(diffs)) != z3.unsat:
                 differ.append(f"{i} {enc.actions[i].verb}")
         assert not differ, differ
+
+
+def test_a_predicate_that_reads_no_transition_is_built_once_and_the_others_per_transition() -> None:
+    """``Encoding.prop_terms`` builds a transition property once when its predicate read
+    nothing of the transition it was given, and per transition otherwise: each term is the
+    very one the predicate builds with the real transition."""
+    from mtgcheck.model.actions import catalogue
+    from mtgcheck.properties.catalogue import BY_ID
+
+    plot = next(c for c in BUILTIN if c.name == "plot")
+    cfg, s0 = build(plot.position)
+    with z3bmc.fresh_context():
+        enc = z3bmc.Encoding.build(cfg, s0)
+        ts = catalogue(cfg).transitions
+        for pid, alike in (("object-ids-fresh", True), ("flashback-spell-always-ends-in-exile", True),
+                           ("left-player-begins-no-turn", True), ("plot-uses-no-stack", False),
+                           ("plotted-never-cast-same-turn", False)):
+            p = BY_ID[pid]
+            terms = enc.prop_terms(p)
+            assert len(terms) == len(ts)
+            with symbolic():
+                own = [p.pred(cfg, enc.a, t, enc.b) for t in ts]
+            own = [z3.BoolVal(x) if isinstance(x, bool) else x for x in own]
+            assert all(x.eq(y) for x, y in zip(terms, own, strict=True)), pid
+            assert (len({x.get_id() for x in terms}) == 1) == alike, pid
