@@ -20,5 +20,8 @@ def test_the_same_term_as_z3py_and_sorts_still_checked() -> None:
     assert other(term).eq(z3.substitute(term, (x, z3.IntVal(0)), (y, x), (b, z3.BoolVal(False))))
     assert sub(term).eq(z3.substitute(term, *pairs))  # the first unchanged
     assert Substitution([])(term).eq(term)
+    five = Substitution.of([(x, z3.IntVal(2)), (y, z3.IntVal(3))])(x + y)
+    assert isinstance(five, z3.ArithRef) and z3.simplify(five).as_long() == 5
+    assert Substitution.of([(x, z3.IntVal(7))])(x).as_long() == 7  # a numeral, as z3py gives it
     with pytest.raises(z3.Z3Exception):
         Substitution.of([(x, b)])(term)  # an Int for a Bool: Z3 refuses it, as z3py does

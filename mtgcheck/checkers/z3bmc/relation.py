@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import z3
-from z3.z3 import _to_expr_ref
 
 from mtgcheck.model.actions import Action, catalogue
 from mtgcheck.model.config import Config
@@ -15,7 +14,7 @@ from mtgcheck.model.logic import And, Implies, is_sym, symbolic
 from mtgcheck.model.state import FIELDS, State, equal_states, flat, symbolic_state
 from mtgcheck.properties.base import Property
 
-from .substitution import Substitution, ast_array
+from .substitution import Substitution, ast_array, expr
 
 
 def If_(c: Any) -> Any:
@@ -171,7 +170,7 @@ def _or(terms: Sequence[Any]) -> Any:
 def _ite(c: Any, then: Any, other: Any) -> Any:
     """``z3.If`` of two terms of one sort through Z3's C API (as :func:`_or`)."""
     ctx = c.ctx
-    return _to_expr_ref(z3.Z3_mk_ite(ctx.ref(), c.as_ast(), then.as_ast(), other.as_ast()), ctx)
+    return expr(z3.Z3_mk_ite(ctx.ref(), c.as_ast(), then.as_ast(), other.as_ast()), ctx)
 
 
 def factored_compaction(cfg: Config, shared: SharedCompaction, is_act: Sequence[Any], a: State, m: State,

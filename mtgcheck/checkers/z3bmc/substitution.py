@@ -14,13 +14,24 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import z3
-from z3.z3 import _to_expr_ref
 
 
 def ast_array(terms: Sequence[Any]) -> Any:
     """The terms as the array of ASTs Z3's C API takes (the caller keeps the terms alive:
     the array holds no reference)."""
     return (z3.Ast * len(terms))(*[t.as_ast() for t in terms])
+
+
+def expr(ast: Any, ctx: z3.Context) -> Any:
+    """A term made through Z3's C API as z3py's object of its sort, as z3py makes it (a
+    Boolean, an integer, an integer numeral; any other sort as a plain term)."""
+    kind = z3.Z3_get_sort_kind(ctx.ref(), z3.Z3_get_sort(ctx.ref(), ast))
+    if kind == z3.Z3_BOOL_SORT:
+        return z3.BoolRef(ast, ctx)
+    if kind == z3.Z3_INT_SORT:
+        numeral = z3.Z3_get_ast_kind(ctx.ref(), ast) == z3.Z3_NUMERAL_AST
+        return z3.IntNumRef(ast, ctx) if numeral else z3.ArithRef(ast, ctx)
+    return z3.ExprRef(ast, ctx)
 
 
 class Substitution:
@@ -48,7 +59,7 @@ class Substitution:
         if not self.n:
             return term
         ctx = term.ctx
-        return _to_expr_ref(z3.Z3_substitute(ctx.ref(), term.as_ast(), self.n, self.froms_ast, self.tos_ast), ctx)
+        return expr(z3.Z3_substitute(ctx.ref(), term.as_ast(), self.n, self.froms_ast, self.tos_ast), ctx)
 
 
-__all__ = ["Substitution", "ast_array"]
+__all__ = ["Substitution", "ast_array", "expr"]
