@@ -107,3 +107,23 @@ def test_a_predicate_that_reads_no_transition_is_built_once_and_the_others_per_t
             own = [z3.BoolVal(x) if isinstance(x, bool) else x for x in own]
             assert all(x.eq(y) for x, y in zip(terms, own, strict=True)), pid
             assert (len({x.get_id() for x in terms}) == 1) == alike, pid
+
+
+def test_a_state_property_over_an_unrolled_state_is_the_term_its_predicate_builds_there() -> None:
+    """``Encoding.state_term`` over a state of variables substitutes them into the term over
+    ``b``: the very term the predicate builds over that state, for every state property
+    (``no-deadlock``'s every guard included); over the concrete position, the predicate's value."""
+    from mtgcheck.properties.catalogue import PROPERTIES
+
+    plot = next(c for c in BUILTIN if c.name == "plot")
+    cfg, s0 = build(plot.position)
+    with z3bmc.fresh_context():
+        enc = z3bmc.Encoding.build(cfg, s0)
+        s = z3bmc.symbolic_state(cfg, "st")
+        for p in [p for p in PROPERTIES if p.kind == "state"]:
+            with symbolic():
+                own = p.pred(cfg, s)
+            own = z3.BoolVal(own) if isinstance(own, bool) else own
+            assert enc.state_term(p, s).eq(own), p.id
+            assert enc.state_term(p, s).eq(own), p.id  # the substitution kept for that state
+            assert z3.is_true(z3.simplify(enc.state_term(p, s0))) == bool(p.pred(cfg, s0)), p.id

@@ -386,6 +386,8 @@ class Encoding:
     _props: dict[str, list[Any]] = field(default_factory=dict)
     _rels: list[Any] | None = None
     _plain_guards: list[Any] | None = None
+    #: Per state (by id, the state kept so that its id stays its own): b's variables := its entries.
+    _onto: dict[int, tuple[State, Substitution]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, cfg: Config, init: State) -> "Encoding":
@@ -520,6 +522,17 @@ class Encoding:
                       for term, idx in groups.values()] or [z3.BoolVal(False)])
 
     def state_term(self, p: Property, s: State) -> Any:
+        """The state property over ``s``.  Over a state of terms (the unrolled states), its
+        term over ``b`` (:meth:`prop_terms`) with ``b``'s variables substituted: the same term
+        the predicate builds over ``s`` (it is a function of the state's entries), without
+        building it in Python again (``no-deadlock``'s is every guard of the catalogue: a
+        second per state on ``examples/scale/04-plot-14``)."""
+        entries = flat(s)
+        if p.kind == "state" and all(isinstance(x, z3.ExprRef) for x in entries):
+            onto = self._onto.get(id(s))
+            if onto is None:
+                onto = self._onto[id(s)] = (s, Substitution(flat(self.b), entries))
+            return onto[1](self.prop_terms(p)[0])
         with symbolic():
             term = p.pred(self.cfg, s)
         return z3.BoolVal(term) if isinstance(term, bool) else term
