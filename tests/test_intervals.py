@@ -141,3 +141,26 @@ def test_the_closure_proves_them_without_a_query_each() -> None:
     assert with_iv.queries < without.queries, (with_iv.queries, without.queries)
     # what the queries kept agrees: no bound the pass proved was dropped by Houdini's queries
     assert with_iv.by_intervals <= without.live
+
+
+def test_a_dag_that_grows_keeps_its_places_and_reads_a_new_term_as_a_dag_of_its_own_would() -> None:
+    """``Dag.add``: the places given stay; the new terms' values are those a Dag built of
+    them alone gives; terms dropped by the caller in between are kept, so that a new term
+    never takes an old one's place by its id."""
+    import gc
+
+    from mtgcheck.checkers.z3bmc.intervals import Dag
+
+    x, y = z3.Int("grow.x"), z3.Int("grow.y")
+    dag = Dag([x + 1, z3.If(x > 2, y, x)])
+    places = dict(dag.index)
+    for k in range(50):  # terms made, read in and dropped
+        dag.add([x * k + y])
+    gc.collect()
+    new = [y - 3 * x, z3.If(y >= 0, x + 1, y + 7)]
+    dag.add(new)
+    assert all(dag.index[i] == p for i, p in places.items())
+    alone = Dag(new)
+    env = {x.get_id(): (0, 4), y.get_id(): (-2, 5)}
+    grown, own = dag.evaluate(env), alone.evaluate(env)
+    assert [dag.value(grown, t) for t in new] == [alone.value(own, t) for t in new] == [(-14, 5), (1, 12)]

@@ -69,6 +69,7 @@ class Differences:
         self.dag, self.env, self.rel = dag, env, rel
         self._shown: dict[tuple[int, int, int], bool] = {}
         self._always: dict[int, bool] = {}
+        #: Every node's value with nothing assumed, filled as the Dag grows (:meth:`always`).
         self._plain: dict[int, Any] | None = None
 
     def at_most(self, x: Any, y: Any, off: int) -> bool:
@@ -87,9 +88,12 @@ class Differences:
         ``splits`` deep: the term holds if it holds in both cases."""
         ix = self.dag.index[term.get_id()]
         if ix not in self._always:
-            if self._plain is None:  # every node at once, no case assumed: most terms are decided so
-                self._plain = self._evaluate(list(range(len(self.dag.code))), {})
-            plain = self._plain[ix] if self._plain is not None else None
+            if self._plain is None:
+                self._plain = {}
+            if len(self._plain) < len(self.dag.code):
+                # every node read in since, at once, no case assumed: most terms are decided so
+                self._evaluate(list(range(len(self._plain), len(self.dag.code))), {}, into=self._plain)
+            plain = self._plain[ix]
             self._always[ix] = plain is True or (plain is not False and self._true(ix, self.cone((ix,)), {}, splits))
         return self._always[ix]
 
@@ -175,13 +179,15 @@ class Differences:
         return out
 
     def _evaluate(self, cone: list[int], assume: dict[int, bool],
-                  base: dict[int, Any] | None = None) -> dict[int, Any] | None:
+                  base: dict[int, Any] | None = None, into: dict[int, Any] | None = None) -> dict[int, Any] | None:
         """Every node of the cone: ``(interval, form)`` for an integer, a truth value (or
         UNDECIDED) for a Boolean; None if the assumptions clash with each other or with a
         decided value.  ``base``: the values with nothing assumed, kept for every node that
-        is not assumed and reads none that is (a node's value reads only its own)."""
+        is not assumed and reads none that is (a node's value reads only its own).  ``into``:
+        the values of the nodes the cone's read and it leaves out, and where its own go (the
+        plain values of a Dag that grows, :meth:`always`)."""
         code, arg = self.dag.code, self.dag.arg
-        val: dict[int, Any] = {}
+        val: dict[int, Any] = into if into is not None else {}
         moved: set[int] = set()
         for p in cone:
             c, a = code[p], arg[p]

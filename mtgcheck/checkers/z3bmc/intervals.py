@@ -91,8 +91,17 @@ class Dag:
         self.code: list[int] = []
         self.arg: list[Any] = []  # NUM: the value; VAR: the AST id; else the children's places
         self.index: dict[int, int] = {}
+        self._keep: list[Any] = []
+        self.add(roots)
+
+    def add(self, roots: Sequence[Any]) -> None:
+        """Read more terms in: their nodes not read yet are appended, after those they read
+        (the places already given stay as they are).  The terms are kept: an AST's id is
+        Z3's to give again once the AST is freed, and ``index`` must not then name the new
+        term's place by the old one's."""
         if not roots:
             return
+        self._keep.extend(roots)
         ctx = roots[0].ctx.ref()
         int_sort, numeral, app = z3.Z3_INT_SORT, z3.Z3_NUMERAL_AST, z3.Z3_APP_AST
         for root in roots:

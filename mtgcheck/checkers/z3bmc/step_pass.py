@@ -73,6 +73,10 @@ class StepPass:
                 continue  # (a value excluded: implied by the bounds, read through them)
             col = c.bound[0] if c.bound is not None else c.relation[0]
             self._by_variable.setdefault(before[col].get_id(), []).append(c.name)
+        #: One Dag and one evaluation for every property: the state after a transition's step
+        #: (the state-based actions over its effect) is read in, and evaluated, once for all.
+        self._dag = Dag([])
+        self._shown = Differences(self._dag, self.env, self.rel)
         self._open: dict[tuple[str, bool], list[list[int]]] = {}
         self._read: dict[tuple[str, bool], set[str]] = {}
         #: Figures: parts shown on every transition, (transition, part) pairs shown and not,
@@ -121,8 +125,8 @@ class StepPass:
                 guard = guards[i] if guards else z3.BoolVal(True)
                 parts.append([z3.If(guard, z3.simplify(x), True) if not z3.is_true(guard) else z3.simplify(x)
                               for x in pieces])
-        dag = Dag([x for ps in parts for x in ps])
-        shown = Differences(dag, self.env, self.rel)
+        dag, shown = self._dag, self._shown
+        dag.add([x for ps in parts for x in ps])
         width = max((len(ps) for ps in parts), default=0)
         out: list[list[int]] = [[] for _ in range(width)]
         roots = []
