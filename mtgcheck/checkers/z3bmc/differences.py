@@ -88,14 +88,19 @@ class Differences:
         ``splits`` deep: the term holds if it holds in both cases."""
         ix = self.dag.index[term.get_id()]
         if ix not in self._always:
-            if self._plain is None:
-                self._plain = {}
-            if len(self._plain) < len(self.dag.code):
-                # every node read in since, at once, no case assumed: most terms are decided so
-                self._evaluate(list(range(len(self._plain), len(self.dag.code))), {}, into=self._plain)
-            plain = self._plain[ix]
+            plain = self._plain_values()[ix]
             self._always[ix] = plain is True or (plain is not False and self._true(ix, self.cone((ix,)), {}, splits))
         return self._always[ix]
+
+    def _plain_values(self) -> dict[int, Any]:
+        """Every node's value with nothing assumed (a node's value reads only its own cone, so
+        it is the value in any cone), evaluated at once and again only for the nodes the Dag
+        read in since: most terms are decided so, and a case split reads the rest from it."""
+        if self._plain is None:
+            self._plain = {}
+        if len(self._plain) < len(self.dag.code):
+            self._evaluate(list(range(len(self._plain), len(self.dag.code))), {}, into=self._plain)
+        return self._plain
 
     def _true(self, ix: int, cone: list[int], assume: dict[int, bool], splits: int) -> bool:
         val = self._evaluate(cone, assume, self._plain)
@@ -135,7 +140,8 @@ class Differences:
         return self.dag.cone(roots)
 
     def _holds(self, ix: int, iy: int, off: int, cone: list[int], assume: dict[int, bool], splits: int) -> bool:
-        val = self._evaluate(cone, assume)
+        # (nothing assumed: the plain values; a case: those it changes, the rest read from them)
+        val = self._evaluate(cone, assume, self._plain_values()) if assume else self._plain_values()
         if val is None:
             return True  # the assumptions contradict a decided value: no such case
         (_, hx), fx = val[ix]
