@@ -103,7 +103,7 @@ class Differences:
         return self._plain
 
     def _true(self, ix: int, cone: list[int], assume: dict[int, bool], splits: int) -> bool:
-        val = self._evaluate(cone, assume, self._plain)
+        val = self._evaluate(cone, assume, self._plain_values()) if assume else self._plain_values()
         if val is None or val[ix] is True:
             return True  # (None: the assumptions contradict a decided value: no such case)
         if val[ix] is False or not splits:
