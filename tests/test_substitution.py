@@ -25,3 +25,9 @@ def test_the_same_term_as_z3py_and_sorts_still_checked() -> None:
     assert Substitution.of([(x, z3.IntVal(7))])(x).as_long() == 7  # a numeral, as z3py gives it
     with pytest.raises(z3.Z3Exception):
         Substitution.of([(x, b)])(term)  # an Int for a Bool: Z3 refuses it, as z3py does
+    # Z3's C function reads as many values as variables: a list of another length is refused
+    # before it is read, and so is a substitution whose values were never given
+    with pytest.raises(ValueError, match="3 terms given 2 values"):
+        sub.with_values([x, y])
+    with pytest.raises(ValueError, match="before its values"):
+        Substitution([x, y, b])(term)

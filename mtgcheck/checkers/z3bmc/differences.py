@@ -190,8 +190,8 @@ class Differences:
         UNDECIDED) for a Boolean; None if the assumptions clash with each other or with a
         decided value.  ``base``: the values with nothing assumed, kept for every node that
         is not assumed and reads none that is (a node's value reads only its own).  ``into``:
-        the values of the nodes the cone's read and it leaves out, and where its own go (the
-        plain values of a Dag that grows, :meth:`always`)."""
+        the dict the values go into, which already holds those of the nodes the cone reads
+        but leaves out (the plain values of a Dag that grows: :meth:`_plain_values`)."""
         code, arg = self.dag.code, self.dag.arg
         val: dict[int, Any] = into if into is not None else {}
         moved: set[int] = set()

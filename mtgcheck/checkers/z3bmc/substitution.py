@@ -35,14 +35,17 @@ def expr(ast: Any, ctx: z3.Context) -> Any:
 
 
 class Substitution:
-    """``froms[i] := tos[i]``, for every term it is applied to (``tos`` may be given per call
-    instead, :meth:`with_values`)."""
+    """``froms[i] := tos[i]``, for every term it is applied to (``tos`` may be given later
+    instead, :meth:`with_values`).  Z3's C function reads ``n`` entries of both arrays, so
+    they are checked to be as long as each other (z3py builds both from one list of pairs)."""
 
-    def __init__(self, froms: Sequence[Any], tos: Sequence[Any] = ()) -> None:
+    def __init__(self, froms: Sequence[Any], tos: Sequence[Any] | None = None) -> None:
         self._froms = list(froms)  # kept alive: the array holds raw pointers
         self.n, self.froms_ast = len(self._froms), ast_array(self._froms)
-        self._tos = list(tos)
-        self.tos_ast = ast_array(self._tos) if tos else None
+        self._tos: list[Any] = []
+        self.tos_ast: Any = None
+        if tos is not None:
+            self._set_values(tos)
 
     @classmethod
     def of(cls, pairs: Sequence[tuple[Any, Any]]) -> "Substitution":
@@ -52,12 +55,20 @@ class Substitution:
         """The same variables substituted by ``tos`` (their array built once)."""
         out = Substitution.__new__(Substitution)
         out._froms, out.n, out.froms_ast = self._froms, self.n, self.froms_ast
-        out._tos, out.tos_ast = list(tos), ast_array(tos)
+        out._set_values(tos)
         return out
+
+    def _set_values(self, tos: Sequence[Any]) -> None:
+        if len(tos) != self.n:
+            raise ValueError(f"substitution of {self.n} terms given {len(tos)} values")
+        self._tos = list(tos)  # kept alive, as the variables are
+        self.tos_ast = ast_array(self._tos)
 
     def __call__(self, term: Any) -> Any:
         if not self.n:
             return term
+        if self.tos_ast is None:
+            raise ValueError("substitution applied before its values were given (with_values)")
         ctx = term.ctx
         return expr(z3.Z3_substitute(ctx.ref(), term.as_ast(), self.n, self.froms_ast, self.tos_ast), ctx)
 
