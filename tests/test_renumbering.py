@@ -118,6 +118,49 @@ def test_a_fact_of_the_model_is_renamed_only_when_it_is_the_renaming() -> None:
     assert renamed.prove((a, c, d), outside, "order") and lemma.queries == 3 and renamed.renamed == 1
 
 
+def test_a_fact_built_of_parts_is_renamed_only_when_every_part_is_a_renaming() -> None:
+    """``Renamed.prove_by_parts`` (transitivity, a fact per triple): a triple whose parts
+    are each the renaming of their kind's first part is proved with no query and no term
+    built; a part that is not (another term, or one reading a third entry's variable)
+    sends its triple to a query of its own, and a false fact so asked is refuted."""
+    from mtgcheck.checkers.z3bmc.renumbering import Renamed
+
+    enc = _enc()
+    cfg = enc.cfg
+    lemma = Renumbering(cfg, _budget())
+    t = lemma.t
+    n = cfg.n
+    entry = [[t.zone[x], t.pos[x]] for x in range(n)] + [[t.ab_kind[k], t.ab_pos[k]] for k in range(cfg.ability_slots)]
+    renamed = Renamed(lemma, entry)
+    pos = [*t.pos, *t.ab_pos]
+    built: list[tuple[int, ...]] = []
+
+    def lower(x: int, y: int) -> z3.BoolRef:
+        return pos[x] < pos[y]
+
+    def prove(key: tuple[int, int, int], below: object = lower, conclusion: object = None) -> bool:
+        f, e, g = key
+        parts = (("below", below(e, g), (e, g)), ("below", below(f, e), (f, e)), ("below", below(f, g), (f, g)))
+
+        def build() -> z3.BoolRef:
+            built.append(key)
+            return z3.Implies(z3.And(parts[0][1], parts[1][1]), conclusion if conclusion is not None else parts[2][1])
+        return renamed.prove_by_parts(key, "order", parts, build)
+
+    a, b, c, d = n, n + 1, n + 2, n + 3  # four ability slots
+    assert prove((a, b, c)) and lemma.queries == 1 and built == [(a, b, c)]
+    assert prove((b, c, d)) and lemma.queries == 1 and renamed.renamed == 1 and built == [(a, b, c)]
+    # a part of the same label that is another term: the triple is built and asked
+    assert prove((a, c, d), lambda x, y: pos[x] <= pos[y] - 1 if (x, y) == (a, d) else lower(x, y))
+    assert lemma.queries == 2 and built[-1] == (a, c, d)
+    # a part reading a variable of an entry not its own: asked, and this false fact refuted
+    assert not prove((a, b, d), lambda x, y: z3.And(lower(x, y), pos[c] == pos[c]) if (x, y) == (a, b) else lower(x, y),
+                     conclusion=lower(d, a))
+    assert lemma.queries == 3 and built[-1] == (a, b, d)
+    # the same triple with its own parts: renamed, no query
+    assert prove((a, b, d)) and lemma.queries == 3 and renamed.renamed == 2
+
+
 def test_settle_ends_with_the_renumbering_the_proof_rests_on() -> None:
     """``settle`` is ``compact`` of the rules' state, on concrete states too, and the state
     after a step in the relation is that term."""
