@@ -164,3 +164,19 @@ def test_a_dag_that_grows_keeps_its_places_and_reads_a_new_term_as_a_dag_of_its_
     env = {x.get_id(): (0, 4), y.get_id(): (-2, 5)}
     grown, own = dag.evaluate(env), alone.evaluate(env)
     assert [dag.value(grown, t) for t in new] == [alone.value(own, t) for t in new] == [(-14, 5), (1, 12)]
+
+
+def test_unchecked_calls_z3s_function_and_a_wrapper_of_another_shape_is_kept() -> None:
+    """``intervals.unchecked`` (the Dag's reads without z3py's error check) gives what the
+    wrapper gives; a function that is not such a wrapper is returned as it is."""
+    from mtgcheck.checkers.z3bmc.intervals import unchecked
+
+    x = z3.Int("x")
+    term = x + 3 <= 7
+    ctx = term.ctx.ref()
+    for f in (z3.Z3_get_ast_id, z3.Z3_get_ast_kind, z3.Z3_get_app_num_args):
+        assert unchecked(f) is not f and unchecked(f)(ctx, term.as_ast()) == f(ctx, term.as_ast())
+    assert unchecked(z3.Z3_get_app_arg)(ctx, term.as_ast(), 1) is not None
+    plain = lambda a, b: a + b  # noqa: E731
+    assert unchecked(plain) is plain
+    assert unchecked(len) is len
