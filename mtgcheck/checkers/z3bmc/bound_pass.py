@@ -47,22 +47,25 @@ def inductive_bounds(enc: Encoding, cands: Sequence[Any]) -> tuple[set[str], dic
     after_terms = [as_term(x) for x in after]
     guards = enc.plain_guards if GUARDS else []
     dag = Dag([x for r in raws for x in r] + after_terms + list(guards))
+    # the terms' places in the Dag, read once (z3py's ``get_id`` per entry and pass was half
+    # of the pass's time on ``examples/scale/04-plot-14``)
+    at = Places(dag, before, raws, after_terms, guards)
     keep = {c.name for c in bounded}
     passes = 0
     while True:
         passes += 1
         env = intervals_of(before, [c for c in bounded if c.name in keep])
         values = dag.evaluate(env)
-        effects = _under_guards(dag, values, env, before, raws, guards)
+        effects = _under_guards(dag, values, env, at, bool(guards))
         # Each entry after the action: the hull of its value under every transition and of
         # the frame (the entry before the step, when the transition taken leaves it).
         frame: list[Interval] = []
-        for col, var in enumerate(before):
-            ivs = [env.get(var.get_id(), ANY)] + [e[col] for e in effects if e is not None]
+        for col, var in enumerate(at.before_ids):
+            ivs = [env.get(var, ANY)] + [e[col] for e in effects if e is not None]
             frame.append((min(i[0] for i in ivs), max(i[1] for i in ivs)))
         if middle is not None:  # then the state-based actions, over ``m`` with those intervals
             settled = dag.evaluate({x.get_id(): iv for x, iv in zip(middle, frame, strict=True)})
-            step = {col: dag.value(settled, after_terms[col]) for col in range(len(after_terms))}
+            step = {col: settled[q] for col, q in enumerate(at.after)}
         else:
             step = dict(enumerate(frame))
         failed = {c.name for c in bounded if c.name in keep and not _within(step[c.bound[0]], *c.bound[1:])}
@@ -72,7 +75,7 @@ def inductive_bounds(enc: Encoding, cands: Sequence[Any]) -> tuple[set[str], dic
     rels = list(related)
     while rels:
         passes += 1
-        shown = _relations_shown(dag, rels, before, raws, env, middle, frame, after_terms)
+        shown = _relations_shown(dag, rels, before, at, env, middle, frame)
         if len(shown) == len(rels):
             break
         rels = [c for c in rels if c.name in shown]
@@ -87,8 +90,24 @@ def inductive_bounds(enc: Encoding, cands: Sequence[Any]) -> tuple[set[str], dic
                   "interval_seconds": round(time.monotonic() - t0, 2)}
 
 
-def _under_guards(dag: Dag, values: list[Any], env: dict[int, Interval], before: Sequence[Any],
-                  raws: Sequence[Sequence[Any]], guards: Sequence[Any]) -> list[list[Interval] | None]:
+class Places:
+    """The places in the pass's :class:`.intervals.Dag` of each transition's entries
+    (``raw[i][col]``), of the entries after the step (``after``) and of the guards, with the
+    ids of the variables before the step (``before_ids``) and their places (``before``:
+    None for a variable no term read)."""
+
+    def __init__(self, dag: Dag, before: Sequence[Any], raws: Sequence[Sequence[Any]], after: Sequence[Any],
+                 guards: Sequence[Any]) -> None:
+        index = dag.index
+        self.before_ids = [v.get_id() for v in before]
+        self.before = [index.get(v) for v in self.before_ids]
+        self.raw = [[index[x.get_id()] for x in r] for r in raws]
+        self.after = [index[x.get_id()] for x in after]
+        self.guards = [index[g.get_id()] for g in guards]
+
+
+def _under_guards(dag: Dag, values: list[Any], env: dict[int, Interval], at: Places,
+                  guarded: bool) -> list[list[Interval] | None]:
     """Per transition, the interval of each entry after its effect, read under its guard
     (None: the guard is false wherever ``env`` holds, so the transition is never taken from
     such a state).  Where an entry's value over ``env`` alone leaves the entry's own
@@ -96,16 +115,17 @@ def _under_guards(dag: Dag, values: list[Any], env: dict[int, Interval], before:
     (:meth:`.intervals.Dag.narrowed`): the effect applies only where the guard holds.  With
     no guards (``GUARDS`` off), the values over ``env``."""
     out: list[list[Interval] | None] = []
-    for i, r in enumerate(raws):
-        row = [dag.value(values, x) for x in r]
-        if not guards:
+    own = [env.get(v, ANY) for v in at.before_ids]
+    for i, r in enumerate(at.raw):
+        row = [values[q] for q in r]
+        if not guarded:
             out.append(row)
             continue
-        g = dag.index[guards[i].get_id()]
+        g = at.guards[i]
         if values[g] is False:
             out.append(None)
             continue
-        wide = [col for col, iv in enumerate(row) if not _within(iv, *env.get(before[col].get_id(), ANY))]
+        wide = [col for col, iv in enumerate(row) if not _within(iv, *own[col])]
         if not wide:
             out.append(row)
             continue
@@ -113,13 +133,13 @@ def _under_guards(dag: Dag, values: list[Any], env: dict[int, Interval], before:
         if narrow is None:
             out.append(None)
             continue
-        cone = dag.cone([g, *[dag.index[r[col].get_id()] for col in wide]])
+        cone = dag.cone([g, *[r[col] for col in wide]])
         val = dag.evaluate_cone(cone, narrow)
         if val[g] is False:
             out.append(None)
             continue
         for col in wide:
-            row[col] = val[dag.index[r[col].get_id()]]
+            row[col] = val[r[col]]
         out.append(row)
     return out
 
@@ -157,27 +177,26 @@ def _kinds(cands: Sequence[Any]) -> tuple[list[Any], list[Any]]:
             [c for c in cands if getattr(c, "relation", None) is not None])
 
 
-def _relations_shown(dag: Dag, rels: Sequence[Any], before: Sequence[Any], raws: Sequence[Sequence[Any]],
-                     env: dict[int, Interval], middle: Sequence[Any] | None, frame: Sequence[Interval],
-                     after_terms: Sequence[Any]) -> set[str]:
+def _relations_shown(dag: Dag, rels: Sequence[Any], before: Sequence[Any], at: Places,
+                     env: dict[int, Interval], middle: Sequence[Any] | None, frame: Sequence[Interval]) -> set[str]:
     """The relations :mod:`.differences` shows after the step, from a state where every one
     of ``rels`` and the bounds of ``env`` hold: after each transition's own effect (``m``'s,
     or the step's), then, with those assumed of ``m``, after the state-based actions."""
     first = Differences(dag, env, relations_of(before, rels))
 
-    def on_effect(c: Any, r: Sequence[Any]) -> bool:
+    def on_effect(c: Any, r: Sequence[int]) -> bool:
         col, ref, off = c.relation
-        if r[col].eq(before[col]) and r[ref].eq(before[ref]):
+        if r[col] == at.before[col] and r[ref] == at.before[ref]:
             return True  # a transition that writes neither: the relation assumed before it
-        return first.at_most(r[col], r[ref], off)
+        return first.at_most_places(r[col], r[ref], off)
 
-    shown = [c for c in rels if all(on_effect(c, r) for r in raws)]
+    shown = [c for c in rels if all(on_effect(c, r) for r in at.raw)]
     if middle is None:
         return {c.name for c in shown}
     then = Differences(dag, {x.get_id(): iv for x, iv in zip(middle, frame, strict=True)},
                        relations_of(middle, shown))
-    return {c.name for c in shown if then.at_most(after_terms[c.relation[0]], after_terms[c.relation[1]],
-                                                  c.relation[2])}
+    return {c.name for c in shown if then.at_most_places(at.after[c.relation[0]], at.after[c.relation[1]],
+                                                         c.relation[2])}
 
 
 __all__ = ["assumed_by", "inductive_bounds", "intervals_of", "relations_of"]

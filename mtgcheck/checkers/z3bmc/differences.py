@@ -75,7 +75,10 @@ class Differences:
     def at_most(self, x: Any, y: Any, off: int) -> bool:
         """Whether ``x <= y + off`` holds for every value of the variables the intervals and
         relations allow (False: not shown, which is not a counterexample)."""
-        ix, iy = self.dag.index[x.get_id()], self.dag.index[y.get_id()]
+        return self.at_most_places(self.dag.index[x.get_id()], self.dag.index[y.get_id()], off)
+
+    def at_most_places(self, ix: int, iy: int, off: int) -> bool:
+        """:meth:`at_most` of the Dag's nodes at places ``ix`` and ``iy``."""
         key = (ix, iy, off)
         if key not in self._shown:
             self._shown[key] = self._holds(ix, iy, off, self.cone((ix, iy)), {}, SPLITS)
