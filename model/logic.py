@@ -51,23 +51,109 @@ def _any_sym(xs: Sequence[object]) -> bool:
     return _SYMBOLIC[0] and any(isinstance(x, z3.ExprRef) for x in xs)
 
 
+# --- Z3 terms through its C API ---------------------------------------------------------------
+# Why: z3py's ``And``, ``Or``, ``If``, ``Sum`` and ``Implies`` coerce and sort-check every
+# argument in Python, and ``IntVal`` makes a sort object for each numeral; the relation, the
+# invariant candidates and the renumbering lemma build hundreds of thousands of such terms
+# (on ``examples/scale/04-plot-14``, about a fifth of a check's Python time).  These make the
+# same terms through Z3's C functions (z3py's wrappers of them still check Z3's error state:
+# a Boolean where an integer is due is made ``If(b, 1, 0)``, as z3py makes it, and an
+# integer where a Boolean is due is an error, as in z3py).  Arguments are terms of one context.
+
+
+def _asts(terms: Sequence[Any]) -> Any:
+    return (z3.Ast * len(terms))(*[t.as_ast() for t in terms])
+
+
+def mk_and(terms: Sequence[Any]) -> Any:
+    """``z3.And(terms)`` of Boolean terms (True for none)."""
+    if not terms:
+        return z3.BoolVal(True)
+    ctx = terms[0].ctx
+    return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), len(terms), _asts(terms)), ctx)
+
+
+def mk_or(terms: Sequence[Any]) -> Any:
+    """``z3.Or(terms)`` of Boolean terms (False for none)."""
+    if not terms:
+        return z3.BoolVal(False)
+    ctx = terms[0].ctx
+    return z3.BoolRef(z3.Z3_mk_or(ctx.ref(), len(terms), _asts(terms)), ctx)
+
+
+def mk_not(a: Any) -> Any:
+    return z3.BoolRef(z3.Z3_mk_not(a.ctx.ref(), a.as_ast()), a.ctx)
+
+
+def mk_implies(a: Any, b: Any) -> Any:
+    """``z3.Implies(a, b)`` of two Boolean terms."""
+    return z3.BoolRef(z3.Z3_mk_implies(a.ctx.ref(), a.as_ast(), b.as_ast()), a.ctx)
+
+
+def mk_eq(a: Any, b: Val) -> Any:
+    """``a == b`` of a term and a term or a Python value of its sort (z3py's ``==``)."""
+    return z3.BoolRef(z3.Z3_mk_eq(a.ctx.ref(), a.as_ast(), term(b, a.ctx).as_ast()), a.ctx)
+
+
+def mk_ite(c: Any, a: Any, b: Any) -> Any:
+    """``z3.If(c, a, b)`` of a Boolean ``c`` and two terms (Z3 makes a Boolean branch an
+    integer against an integer one, as z3py does)."""
+    ast = z3.Z3_mk_ite(c.ctx.ref(), c.as_ast(), a.as_ast(), b.as_ast())
+    both_bool = isinstance(a, z3.BoolRef) and isinstance(b, z3.BoolRef)
+    arith = isinstance(a, z3.ArithRef) or isinstance(b, z3.ArithRef)
+    return (z3.BoolRef if both_bool else z3.ArithRef if arith else z3.ExprRef)(ast, c.ctx)
+
+
+def mk_add(terms: Sequence[Any]) -> Any:
+    """``z3.Sum(terms)`` of integer terms (at least one)."""
+    ctx = terms[0].ctx
+    return z3.ArithRef(z3.Z3_mk_add(ctx.ref(), len(terms), _asts(terms)), ctx)
+
+
+#: The numerals and truth values made for the last context (a context's terms are its own).
+_CONSTANTS: list[Any] = [None, {}]
+
+
+def constant(x: bool | int, ctx: z3.Context) -> Any:
+    """``z3.BoolVal(x)`` or ``z3.IntVal(x)`` in ``ctx``, made once."""
+    if _CONSTANTS[0] is not ctx:
+        _CONSTANTS[0], _CONSTANTS[1] = ctx, {}
+    made = _CONSTANTS[1]
+    key = (type(x) is bool, int(x))
+    got = made.get(key)
+    if got is None:
+        got = made[key] = z3.BoolVal(x, ctx) if key[0] else z3.IntVal(x, ctx)
+    return got
+
+
+def term(x: Val, ctx: z3.Context) -> Any:
+    """``x`` as a Z3 term of ``ctx`` (a Python bool or int as a constant)."""
+    return x if isinstance(x, z3.ExprRef) else constant(x if isinstance(x, bool) else int(x), ctx)
+
+
+def _ctx(xs: Sequence[object]) -> z3.Context:
+    return next(x for x in xs if isinstance(x, z3.ExprRef)).ctx
+
+
 def And(*xs: Val) -> Val:
     """Conjunction. On concrete values: ``all`` (no Z3 object is ever built)."""
     if _SYMBOLIC[0] and _any_sym(xs):
-        return z3.And(*[z3.BoolVal(bool(x)) if not is_sym(x) else x for x in xs])
+        ctx = _ctx(xs)
+        return mk_and([x if is_sym(x) else constant(bool(x), ctx) for x in xs])
     return all(xs)
 
 
 def Or(*xs: Val) -> Val:
     if _SYMBOLIC[0] and _any_sym(xs):
-        return z3.Or(*[z3.BoolVal(bool(x)) if not is_sym(x) else x for x in xs])
+        ctx = _ctx(xs)
+        return mk_or([x if is_sym(x) else constant(bool(x), ctx) for x in xs])
     return any(xs)
 
 
 def Not(x: Val) -> Val:
     if not _SYMBOLIC[0]:
         return not x
-    return z3.Not(x) if is_sym(x) else not x
+    return mk_not(x) if is_sym(x) else not x
 
 
 def Implies(a: Val, b: Val) -> Val:
@@ -81,9 +167,7 @@ def If(c: Val, a: Val, b: Val) -> Val:
     if _SYMBOLIC[0] and is_sym(c):
         if not is_sym(a) and not is_sym(b) and a == b:
             return a
-        if isinstance(a, bool) and isinstance(b, bool):
-            return z3.If(c, z3.BoolVal(a), z3.BoolVal(b))
-        return z3.If(c, a, b)
+        return mk_ite(c, term(a, c.ctx), term(b, c.ctx))
     return a if c else b
 
 
@@ -92,7 +176,8 @@ def Sum(xs: Iterable[Val]) -> Val:
         return sum(xs)
     items = list(xs)
     if _any_sym(items):
-        return z3.Sum([x if is_sym(x) else z3.IntVal(int(x)) for x in items]) if items else 0
+        ctx = _ctx(items)
+        return mk_add([x if is_sym(x) else constant(int(x), ctx) for x in items])
     return sum(items)
 
 

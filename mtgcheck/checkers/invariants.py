@@ -47,6 +47,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import z3
 
+from mtgcheck.model.logic import mk_and, mk_eq, mk_implies, mk_or, term
 from mtgcheck.model.config import Config
 from mtgcheck.model.state import (flat, BOOL, BY_ABILITY, BY_CARD, BY_PLANE, BY_PLAYER, ENUM, LAYOUT, NUM, OID, PLAYER, SCALAR, SLOT,
                                   SOURCE, TURN, Decl, State, bounds, length)
@@ -205,21 +206,24 @@ def _guard_field(index: str) -> Decl | None:
     return None
 
 
+# (symbolically through Z3's C API: ``model/logic.py`` says why)
 def _in(x: Any, vals: Sequence[int]) -> Any:
     if isinstance(x, z3.ExprRef):
-        return z3.Or([x == v for v in vals]) if len(vals) > 1 else x == vals[0]
+        return mk_or([mk_eq(x, v) for v in vals]) if len(vals) > 1 else mk_eq(x, vals[0])
     return x in vals
 
 
 def _implies(a: Any, b: Any) -> Any:
     if isinstance(a, z3.ExprRef) or isinstance(b, z3.ExprRef):
-        return z3.Implies(a, b)
+        ctx = (a if isinstance(a, z3.ExprRef) else b).ctx
+        return mk_implies(term(a, ctx), term(b, ctx))
     return (not a) or b
 
 
 def _and(*xs: Any) -> Any:
-    if any(isinstance(x, z3.ExprRef) for x in xs):
-        return z3.And(*xs)
+    sym = next((x for x in xs if isinstance(x, z3.ExprRef)), None)
+    if sym is not None:
+        return mk_and([term(x, sym.ctx) for x in xs])
     return all(xs)
 
 
@@ -473,10 +477,10 @@ def mine(cfg: Config, states: Sequence[State], *, max_set: int = 3) -> list[Cand
                               v: tuple = tuple(v)) -> Any:
                         ptr_ = f[pc]
                         if isinstance(ptr_, z3.ExprRef):
-                            sel = z3.Or([z3.And(ptr_ == k, _in(f[col], v)) for k, col in enumerate(gcols)])
-                            ante = z3.And(ptr_ >= 0, ptr_ < len(gcols)) if cb is None else \
-                                z3.And(cb(f), ptr_ >= 0, ptr_ < len(gcols))
-                            return z3.Implies(ante, sel)
+                            sel = mk_or([mk_and([mk_eq(ptr_, k), _in(f[col], v)]) for k, col in enumerate(gcols)])
+                            ante = _and(ptr_ >= 0, ptr_ < len(gcols)) if cb is None else \
+                                _and(cb(f), ptr_ >= 0, ptr_ < len(gcols))
+                            return mk_implies(ante, sel)
                         if not (0 <= ptr_ < len(gcols)) or (cb is not None and not cb(f)):
                             return True
                         return f[gcols[ptr_]] in v

@@ -7,7 +7,7 @@ from typing import Any, Collection, Sequence
 import z3
 
 from mtgcheck.model.actions import Action
-from mtgcheck.model.logic import symbolic
+from mtgcheck.model.logic import mk_and, mk_implies, symbolic, term
 from mtgcheck.model.state import State
 from mtgcheck.properties.base import Property
 
@@ -112,9 +112,10 @@ class Path:
         are assumed (the set may shrink: :class:`Closure`)."""
         from ..invariants import flat
 
+        states = [flat(st) for st in self.un.states[:self.k + 1]]
         for c in invs:
             lit = z3.Bool(f"inv:{c.name}")
-            self.sol.add(z3.Implies(lit, z3.And([c.build(flat(st)) for st in self.un.states[:self.k + 1]])))
+            self.sol.add(mk_implies(lit, mk_and([term(c.build(f), lit.ctx) for f in states])))
             self.inv_lits[c.name] = lit
             self._cands[c.name] = c
         self.live = live
