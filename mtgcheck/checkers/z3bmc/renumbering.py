@@ -54,12 +54,13 @@ from typing import TYPE_CHECKING, Any, Sequence
 import z3
 
 from mtgcheck.model.config import Config
-from mtgcheck.model.logic import symbolic
+from mtgcheck.model.logic import mk_and, mk_implies, mk_not, mk_or, symbolic
 from mtgcheck.model.state import State, flat, symbolic_state
 from mtgcheck.model.zones import COMPACT_READS, COMPACT_WRITES, compact, stack_entries
 from mtgcheck.properties.base import Property
 
 from .budget import Budget
+from .intervals import unchecked
 from .substitution import Substitution
 
 if TYPE_CHECKING:
@@ -93,11 +94,12 @@ class Renumbering:
             self.out = compact(self.cfg, self.t)
 
     def _prove(self, goal: Any, hyps: list[Any], what: str) -> bool:
-        """One query: ``hyps`` imply ``goal`` (a fresh solver: the queries stay small)."""
-        ctx = z3.Context()
-        sol = z3.Solver(ctx=ctx)
-        sol.add(*[h.translate(ctx) for h in hyps])
-        sol.add(z3.Not(goal).translate(ctx))
+        """One query: ``hyps`` imply ``goal`` (a fresh solver: the queries stay small; in the
+        terms' own context: a context of its own per query, the terms translated into it,
+        was a third of the lemma's seconds on ``examples/scale/04-plot-14``)."""
+        sol = z3.Solver(ctx=goal.ctx)
+        sol.add(*hyps)
+        sol.add(mk_not(goal))
         before = len(self.budget.queries)
         res = self.budget.check(sol, what=f"renumbering: {what}")
         self.queries += 1
@@ -135,12 +137,13 @@ class Renumbering:
             return z3.Sum([one(B[f][x]) for f in range(L) if f != x])
 
         link = [z3.Implies(on[x], R[x] == S(x)) for x in range(L)]
-        order = {(e, g): z3.Implies(z3.And(on[e], B[e][g]), z3.And(
-            *[z3.Implies(B[f][e], B[f][g]) for f in range(L) if f not in (e, g)], z3.Not(B[g][e])))
+        # (the L^3 terms of ``order`` and ``greatest`` through Z3's C API: ``model/logic.py``)
+        order = {(e, g): mk_implies(mk_and([on[e], B[e][g]]), mk_and(
+            [*[mk_implies(B[f][e], B[f][g]) for f in range(L) if f not in (e, g)], mk_not(B[g][e])]))
             for e in range(L) for g in range(L) if e != g}
-        total = {(e, g): z3.Implies(z3.And(on[e], on[g]), z3.Or(B[e][g], B[g][e]))
+        total = {(e, g): mk_implies(mk_and([on[e], on[g]]), mk_or([B[e][g], B[g][e]]))
                  for e in range(L) for g in range(e + 1, L)}
-        bound = [z3.And(*[z3.Implies(B[f][x], on[f]) for f in range(L) if f != x]) for x in range(L)]
+        bound = [mk_and([mk_implies(B[f][x], on[f]) for f in range(L) if f != x]) for x in range(L)]
         size = Sz == z3.Sum([one(o) for o in on])
         # Step 1: every hypothesis, instantiated, is a fact about the model's terms.  ``order``
         # is the conjunction of a fact per pair (asymmetry) and one per third entry
@@ -189,9 +192,9 @@ class Renumbering:
         # one above every other), each step from the last with the order's facts; the
         # greatest entry's rank counts every other entry, so it is size - 1.
         def greatest(k: int) -> Any:
-            return z3.Or(z3.And(*[z3.Not(on[f]) for f in range(k + 1)]),
-                         *[z3.And(on[x], *[z3.Implies(on[f], B[f][x]) for f in range(k + 1) if f != x])
-                           for x in range(k + 1)])
+            return mk_or([mk_and([mk_not(on[f]) for f in range(k + 1)]),
+                          *[mk_and([on[x], *[mk_implies(on[f], B[f][x]) for f in range(k + 1) if f != x]])
+                            for x in range(k + 1)]])
 
         chain = greatest(0)
         for k in range(1, L):
@@ -199,7 +202,7 @@ class Renumbering:
             if not self._prove(greatest(k), [chain, *pair], f"greatest {k}"):
                 return False
             chain = greatest(k)
-        top = [z3.Implies(z3.And(on[x], *[z3.Implies(on[f], B[f][x]) for f in range(L) if f != x]), R[x] == Sz - 1)
+        top = [mk_implies(mk_and([on[x], *[mk_implies(on[f], B[f][x]) for f in range(L) if f != x]]), R[x] == Sz - 1)
                for x in range(L)]
         for x in range(L):
             if not sym.prove((x,), top[x], [link[x], bound[x], size], "top"):
@@ -455,21 +458,27 @@ class Canonical:
     def __call__(self, term: Any) -> int:
         memo, forms = self.memo, self.forms
         self._keep.append(term)
+        # the term read through Z3's C functions (``intervals.unchecked`` says why)
+        ctx = term.ctx.ref()
+        ast_id, num_args, app_arg, app_decl, decl_kind, decl_name, symbol, ast_kind, numeral = map(unchecked, (
+            z3.Z3_get_ast_id, z3.Z3_get_app_num_args, z3.Z3_get_app_arg, z3.Z3_get_app_decl, z3.Z3_get_decl_kind,
+            z3.Z3_get_decl_name, z3.Z3_get_symbol_string, z3.Z3_get_ast_kind, z3.Z3_get_numeral_string))
 
         def walk(t: Any) -> int:
-            key = t.get_id()
+            key = ast_id(ctx, t)
             got = memo.get(key)
             if got is None:
-                kids = [walk(c) for c in t.children()]
-                decl = t.decl()
-                kind = decl.kind()
+                kids = [walk(app_arg(ctx, t, i)) for i in range(num_args(ctx, t))]
+                decl = app_decl(ctx, t)
+                kind = decl_kind(ctx, decl)
                 if kind in _AC:
                     kids.sort()
-                form = (kind, decl.name(), str(t) if not kids else "", tuple(kids))
+                leaf = "" if kids else numeral(ctx, t) if ast_kind(ctx, t) == z3.Z3_NUMERAL_AST else "const"
+                form = (kind, symbol(ctx, decl_name(ctx, decl)), leaf, tuple(kids))
                 got = memo[key] = forms.setdefault(form, len(forms))
             return got
 
-        return walk(term)
+        return walk(term.as_ast())
 
 
 def stack_top(cfg: Config, s: State) -> Any:
