@@ -82,6 +82,8 @@ class StepPass:
         self._dag = Dag([])
         self._shown = Differences(self._dag, self.env, self.rel)
         self._open: dict[tuple[str, bool], list[list[int]]] = {}
+        self._onto_a: list[Substitution] | None = None
+        self._simplified: dict[int, tuple[Any, Any]] = {}
         self._read: dict[tuple[str, bool], set[str]] = {}
         #: Figures: parts shown on every transition, (transition, part) pairs shown and not,
         #: and the pass's seconds.
@@ -98,6 +100,14 @@ class StepPass:
             self.stats["step_pass_seconds"] = round(self.stats["step_pass_seconds"] + time.monotonic() - t0, 2)
         return self._open[key]
 
+    def _simplify(self, x: Any) -> Any:
+        """``z3.simplify(x)``, once per term: a part is mostly the same term on the
+        transitions that leave its slot alone (the term is kept: its id is not reused)."""
+        got = self._simplified.get(x.get_id())
+        if got is None:
+            got = self._simplified[x.get_id()] = (x, z3.simplify(x))
+        return got[1]
+
     def assumed(self, p: Property, conjuncts: bool) -> set[str]:
         """The candidates whose bounds the parts shown read (what the proof rests on: the
         manifest's hints name them, for a run without the pass)."""
@@ -113,21 +123,23 @@ class StepPass:
         over_m: dict[int, Any] = {}  # the predicate over ``m`` (one per distinct term)
         parts: list[list[Any]] = []  # per transition, its parts over ``a`` (none: its predicate is True)
         onto_m = Substitution(after, settled) if settled is not None else None
-        onto_a = Substitution(middle)
+        if self._onto_a is None:  # each transition's effect, substituted for ``m``: built once
+            onto = Substitution(middle)
+            self._onto_a = [onto.with_values([as_term(x) for x in flat(effect)]) for effect in enc.raw]
         guards = enc.plain_guards if GUARDS else []
         with symbolic():
-            for i, (term, effect) in enumerate(zip(terms, enc.raw, strict=True)):
+            for i, term in enumerate(terms):
                 if z3.is_true(term):
                     parts.append([])
                     continue
                 if term.get_id() not in over_m:
                     over_m[term.get_id()] = term if onto_m is None else onto_m(term)
-                composed = onto_a.with_values([as_term(x) for x in flat(effect)])(over_m[term.get_id()])
+                composed = self._onto_a[i](over_m[term.get_id()])
                 pieces = composed.children() if conjuncts else [composed]
                 if conjuncts and (not z3.is_and(composed) or len(pieces) != term.num_args()):
                     pieces = [z3.BoolVal(False)] * term.num_args()  # not read part by part: claim nothing
                 guard = guards[i] if guards else z3.BoolVal(True)
-                parts.append([(z3.simplify(x), guard) for x in pieces])
+                parts.append([(self._simplify(x), guard) for x in pieces])
         dag, shown = self._dag, self._shown
         dag.add([x for ps in parts for x, _ in ps])
         width = max((len(ps) for ps in parts), default=0)
