@@ -10,7 +10,7 @@ import z3
 
 from mtgcheck.model.actions import Action, catalogue
 from mtgcheck.model.config import Config
-from mtgcheck.model.logic import And, Implies, is_sym, symbolic
+from mtgcheck.model.logic import And, Implies, constant, is_sym, symbolic
 from mtgcheck.model.state import FIELDS, State, equal_states, flat, symbolic_state
 from mtgcheck.properties.base import Property
 
@@ -308,7 +308,7 @@ def as_term(v: Any) -> Any:
     """A Z3 integer term for a value of the state: a term as it is, a Python int as a numeral."""
     if isinstance(v, z3.ExprRef):
         return v
-    return z3.IntVal(int(v))
+    return constant(int(v), z3.main_ctx())
 
 
 class _Watched:
@@ -434,8 +434,11 @@ class Encoding:
                 if split and shared.applies() else (0, flat_one)
 
             def frame(effects: list[list[Any]], j: int, x: Any) -> Any:
-                # a transition that leaves this entry as it was is no case of it
-                return by_transition(is_act, x, [(i, v) for i in range(n) if not (v := as_term(effects[i][j])).eq(x)])
+                # a transition that leaves this entry as it was is no case of it (Z3 shares
+                # equal terms: the same AST is the same pointer, as ``Z3_is_eq_ast`` compares)
+                here = x.as_ast().value
+                return by_transition(is_act, x, [(i, v) for i in range(n)
+                                                 if (v := as_term(effects[i][j])).as_ast().value != here])
 
             each, one = [], []
             for j, (x, y) in enumerate(zip(fa, fm, strict=True)):
