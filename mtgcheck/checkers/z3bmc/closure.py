@@ -236,11 +236,11 @@ class Closure:
             self._goal[name] = lit
         while True:
             self.queries += 1
-            res = self.budget.check(self.path.sol, *self.enc.en.values(), *self.path.facts.values(),
-                                    *self.path.live_lits(), self._goal[name], what=f"invariant {name}",
-                                    share=CANDIDATE_SHARE if self._whole(name) else self.first_share)
+            assumptions = [*self.enc.en.values(), *self.path.facts.values(), *self.path.live_lits(), self._goal[name]]
+            share = CANDIDATE_SHARE if self._whole(name) else self.first_share
+            res = self.budget.check(self.path.sol, *assumptions, what=f"invariant {name}", share=share)
             if res == z3.unsat:
-                return self._core_support()
+                return self._support_of(self.path.trimmed_core(assumptions, self.budget, f"invariant {name}", share))
             if res == z3.sat:
                 m = self.path.sol.model()
                 # A state that breaks a candidate set aside (not refuted) may be unreachable:
@@ -454,10 +454,6 @@ class Closure:
     def _supported(self, name: str) -> bool:
         sup = self.support.get(name)
         return sup is not None and self.path.still_live({x if x.startswith("hyp:") else f"inv:{x}" for x in sup})
-
-    def _core_support(self) -> frozenset[str]:
-        """The candidates and hypotheses named by the last query's unsat core."""
-        return self._support_of([str(x) for x in self.path.sol.unsat_core()])
 
     @staticmethod
     def _support_of(core: Sequence[str]) -> frozenset[str]:
