@@ -343,9 +343,12 @@ class Path:
         by Z3's seed) where a handful were needed.  Asked with fewer assumptions, Z3 touches
         fewer.  Z3's own core minimization (``core.minimize``) does this one assumption at a
         time, outside the query's resource limit: it doubled the check's seconds.  Trimmed,
-        plot-14's walk was gone on each of three seeds (Z3's seconds 5.6/13.1/3.2 to
-        4.5/3.7/3.5); on ``05-planechase-3p`` and ``06-planechase-4p``, whose proofs need many
-        candidates, the rlimit of seed 0 moved by 5 % or less.
+        plot-14's walk was gone on each of three seeds, each run in a process of its own
+        (Z3's seconds 5.6/13.1/3.2 to 4.5/3.7/3.5); on ``05-planechase-3p`` and
+        ``06-planechase-4p``, whose proofs need many candidates, seed 0's rlimit moved by 5 %
+        or less.  (Which cores are large follows Z3's term ids, so the process's history: in
+        ``bench/z3_scale.py``'s one process, plot-14 had no walk either way, plot-12 three
+        cores trimmed.)
 
         Sound: each query assumes a subset of the first's, so an unsat core of it is an
         unsat core of the first; a query that is not unsat keeps the core before it."""
