@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import os
 import re
 import statistics
@@ -331,6 +332,30 @@ def seed_table(results: list[dict[str, Any]]) -> tuple[list[str], list[list[Any]
     return header, rows
 
 
+def growth(results: list[dict[str, Any]]) -> str:
+    """How the medians grow on the rungs with the first rung's player count: the exponent
+    ``a`` of ``median ~ c * x^a`` (least squares of the logarithms; 1 is linear), with ``x``
+    the card slots and the relation's terms.  Why: the issue's bar is "no faster than
+    linearly in the card slots", and a ratio per slot mixes the fixed cost in; the exponent
+    reads the curve's shape.  Empty below three rungs."""
+    rungs = [r for r in results if r["players"] == results[0]["players"] and "seeded" in r]
+    if len(rungs) < 3:
+        return ""
+
+    def exponent(xs: list[float], ys: list[float]) -> float:
+        lx, ly = [math.log(x) for x in xs], [math.log(y) for y in ys]
+        mx, my = statistics.fmean(lx), statistics.fmean(ly)
+        return sum((a - mx) * (b - my) for a, b in zip(lx, ly, strict=True)) / sum((a - mx) ** 2 for a in lx)
+
+    slots, terms = [r["slots"] for r in rungs], [r["terms"] for r in rungs]
+    sec = [statistics.median(r["seeded_wall"]) for r in rungs]
+    rl = [statistics.median(r["seeded"]) for r in rungs]
+    return (f"On the {rungs[0]['players']}-player rungs ({', '.join(r['name'] for r in rungs)}), least squares of "
+            f"the logarithms: the median seconds grow as slots^{exponent(slots, sec):.2f} and as relation "
+            f"terms^{exponent(terms, sec):.2f}, the median rlimit as slots^{exponent(slots, rl):.2f} and as "
+            f"terms^{exponent(terms, rl):.2f} (1 is linear).")
+
+
 def tables(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
     """Print the ladder's tables so far; with ``--write``, record them (after every position,
     so that a ladder stopped half-way keeps what it measured)."""
@@ -373,6 +398,8 @@ def tables(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
         print()
         for row in [seeds[0], *seeds[1]]:
             print("\t".join(str(x) for x in row))
+        if growth(results):
+            print(growth(results))
     if args.write:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from figures_doc import write_section
@@ -397,7 +424,7 @@ def tables(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
                                "`relation terms`: as above; the cost per thousand of them is the cost per "
                                "unit of what every query reads. "
                                "The range is the spread of one position's cost that no change of the checker "
-                               "made; a slope between rungs is read on the medians.")
+                               "made; a slope between rungs is read on the medians. " + growth(results))
 
 
 if __name__ == "__main__":
