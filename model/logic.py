@@ -61,7 +61,9 @@ def _any_sym(xs: Sequence[object]) -> bool:
 # integer where a Boolean is due is an error, as in z3py).  Arguments are terms of one context.
 
 
-def _asts(terms: Sequence[Any]) -> Any:
+def ast_array(terms: Sequence[Any]) -> Any:
+    """The terms as the array of ASTs Z3's C API takes (the caller keeps the terms alive:
+    the array holds no reference)."""
     return (z3.Ast * len(terms))(*[t.as_ast() for t in terms])
 
 
@@ -70,7 +72,7 @@ def mk_and(terms: Sequence[Any]) -> Any:
     if not terms:
         return z3.BoolVal(True)
     ctx = terms[0].ctx
-    return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), len(terms), _asts(terms)), ctx)
+    return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), len(terms), ast_array(terms)), ctx)
 
 
 def mk_or(terms: Sequence[Any]) -> Any:
@@ -78,7 +80,7 @@ def mk_or(terms: Sequence[Any]) -> Any:
     if not terms:
         return z3.BoolVal(False)
     ctx = terms[0].ctx
-    return z3.BoolRef(z3.Z3_mk_or(ctx.ref(), len(terms), _asts(terms)), ctx)
+    return z3.BoolRef(z3.Z3_mk_or(ctx.ref(), len(terms), ast_array(terms)), ctx)
 
 
 def mk_not(a: Any) -> Any:
@@ -107,7 +109,7 @@ def mk_ite(c: Any, a: Any, b: Any) -> Any:
 def mk_add(terms: Sequence[Any]) -> Any:
     """``z3.Sum(terms)`` of integer terms (at least one)."""
     ctx = terms[0].ctx
-    return z3.ArithRef(z3.Z3_mk_add(ctx.ref(), len(terms), _asts(terms)), ctx)
+    return z3.ArithRef(z3.Z3_mk_add(ctx.ref(), len(terms), ast_array(terms)), ctx)
 
 
 #: The numerals and truth values made for the last context (a context's terms are its own).

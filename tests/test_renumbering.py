@@ -4,6 +4,7 @@ after every step from one lemma about ``compact``, and nothing proved when the l
 from __future__ import annotations
 
 import time
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -91,19 +92,21 @@ def test_a_statement_not_the_renaming_of_the_one_proved_gets_its_own_query() -> 
     assert lemma.queries == 2 and sym.renamed == 1
 
 
+def _renamed() -> tuple[Renumbering, Any]:
+    """A lemma on ``break-bolt`` and its ``Renamed`` over the stack entries' variables, as
+    the lemma's facts build it."""
+    from mtgcheck.checkers.z3bmc.renumbering import Renamed, entry_vars
+
+    lemma = Renumbering(_enc().cfg, _budget())
+    return lemma, Renamed(lemma, [entry_vars(lemma.cfg, lemma.t, x) for x in range(lemma.cfg.n + lemma.cfg.ability_slots)])
+
+
 def test_a_fact_of_the_model_is_renamed_only_when_it_is_the_renaming() -> None:
     """``Renamed`` (step 1's order facts): a fact of the same kind of tuple that is the
     renaming of one proved costs no query; a false one of that kind is not taken for its
     renaming (asked, and refuted); one that reads a variable of another entry is asked."""
-    from mtgcheck.checkers.z3bmc.renumbering import Renamed
-
-    enc = _enc()
-    cfg = enc.cfg
-    lemma = Renumbering(cfg, _budget())
-    t = lemma.t
-    n = cfg.n
-    entry = [[t.zone[x], t.pos[x]] for x in range(n)] + [[t.ab_kind[k], t.ab_pos[k]] for k in range(cfg.ability_slots)]
-    renamed = Renamed(lemma, entry)
+    lemma, renamed = _renamed()
+    t, n = lemma.t, lemma.cfg.n
     pos = [*t.pos, *t.ab_pos]
 
     def fact(f: int, e: int, g: int) -> z3.BoolRef:  # transitivity of "lower position"
@@ -123,15 +126,8 @@ def test_a_fact_built_of_parts_is_renamed_only_when_every_part_is_a_renaming() -
     are each the renaming of their kind's first part is proved with no query and no term
     built; a part that is not (another term, or one reading a third entry's variable)
     sends its triple to a query of its own, and a false fact so asked is refuted."""
-    from mtgcheck.checkers.z3bmc.renumbering import Renamed
-
-    enc = _enc()
-    cfg = enc.cfg
-    lemma = Renumbering(cfg, _budget())
-    t = lemma.t
-    n = cfg.n
-    entry = [[t.zone[x], t.pos[x]] for x in range(n)] + [[t.ab_kind[k], t.ab_pos[k]] for k in range(cfg.ability_slots)]
-    renamed = Renamed(lemma, entry)
+    lemma, renamed = _renamed()
+    t, n = lemma.t, lemma.cfg.n
     pos = [*t.pos, *t.ab_pos]
     built: list[tuple[int, ...]] = []
 

@@ -624,11 +624,8 @@ def _true_on(c: Candidate, values: Sequence[int], m: z3.ModelRef, term: Any) -> 
 def _conjunction(terms: Sequence[Any]) -> Any:
     """``z3.And(terms)`` for Boolean terms, without z3py's coercion of each one (thousands
     of candidates, once per round of :func:`initially_true`)."""
-    from .z3bmc.substitution import ast_array
-
-    terms = [z3.BoolVal(t) if isinstance(t, bool) else t for t in terms]
-    ctx = terms[0].ctx
-    return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), len(terms), ast_array(terms)), ctx)
+    ctx = next((t.ctx for t in terms if isinstance(t, z3.ExprRef)), z3.main_ctx())
+    return mk_and([term(t, ctx) for t in terms])
 
 
 @dataclass

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 import z3
 
-from .substitution import ast_array
+from mtgcheck.model.logic import ast_array
 
 
 #: Resource limit of one induction query: Z3's ``rlimit`` counter, which counts solver work

@@ -10,11 +10,11 @@ import z3
 
 from mtgcheck.model.actions import Action, catalogue
 from mtgcheck.model.config import Config
-from mtgcheck.model.logic import And, Implies, constant, is_sym, symbolic
+from mtgcheck.model.logic import And, Implies, constant, is_sym, mk_ite, mk_or, symbolic
 from mtgcheck.model.state import FIELDS, State, equal_states, flat, symbolic_state
 from mtgcheck.properties.base import Property
 
-from .substitution import Substitution, ast_array, expr
+from .substitution import Substitution
 
 
 def If_(c: Any) -> Any:
@@ -156,21 +156,9 @@ def by_transition(is_act: Sequence[Any], default: Any, values: Sequence[tuple[in
         groups.setdefault(v.get_id(), (v, []))[1].append(i)
     out = default
     for v, idx in reversed(list(groups.values())):
-        out = _ite(_or([is_act[i] for i in idx]) if len(idx) > 1 else is_act[idx[0]], v, out)
+        # (through Z3's C API: the frame builds thousands of these, ``model/logic.py``)
+        out = mk_ite(mk_or([is_act[i] for i in idx]) if len(idx) > 1 else is_act[idx[0]], v, out)
     return out
-
-
-def _or(terms: Sequence[Any]) -> Any:
-    """``z3.Or`` of Boolean terms through Z3's C API (z3py coerces each argument: the frame
-    builds thousands of these); Z3 checks the sorts."""
-    ctx = terms[0].ctx
-    return z3.BoolRef(z3.Z3_mk_or(ctx.ref(), len(terms), ast_array(terms)), ctx)
-
-
-def _ite(c: Any, then: Any, other: Any) -> Any:
-    """``z3.If`` of two terms of one sort through Z3's C API (as :func:`_or`)."""
-    ctx = c.ctx
-    return expr(z3.Z3_mk_ite(ctx.ref(), c.as_ast(), then.as_ast(), other.as_ast()), ctx)
 
 
 def factored_compaction(cfg: Config, shared: SharedCompaction, is_act: Sequence[Any], a: State, m: State,

@@ -158,7 +158,7 @@ class Renumbering:
                 return False
         # (built from the terms themselves: what substituting ``sigma`` into the abstract
         # statement gives, without passing all of ``sigma`` for each of L^3 facts)
-        renamed = Renamed(self, [_entry_vars(cfg, t, x) for x in range(L)], self.canonical)
+        renamed = Renamed(self, [entry_vars(cfg, t, x) for x in range(L)], self.canonical)
         for e, g in order:
             parts = (("on", on_t[e], (e,)), ("below", below[e][g], (e, g)), ("below", below[g][e], (g, e)))
             if not renamed.prove_by_parts((e, g), "order", parts, lambda e=e, g=g: z3.Implies(
@@ -407,7 +407,7 @@ class Renamed:
         return x >= self.lemma.cfg.n
 
 
-def _entry_vars(cfg: Config, t: State, x: int) -> list[Any]:
+def entry_vars(cfg: Config, t: State, x: int) -> list[Any]:
     """The variables of stack entry ``x`` that ``compact`` reads (:func:`model.zones.stack_entries`)."""
     return [t.zone[x], t.pos[x]] if x < cfg.n else [t.ab_kind[x - cfg.n], t.ab_pos[x - cfg.n]]
 

@@ -15,11 +15,7 @@ from typing import Any, Sequence
 
 import z3
 
-
-def ast_array(terms: Sequence[Any]) -> Any:
-    """The terms as the array of ASTs Z3's C API takes (the caller keeps the terms alive:
-    the array holds no reference)."""
-    return (z3.Ast * len(terms))(*[t.as_ast() for t in terms])
+from mtgcheck.model.logic import ast_array
 
 
 def expr(ast: Any, ctx: z3.Context) -> Any:
@@ -73,4 +69,4 @@ class Substitution:
         return expr(z3.Z3_substitute(ctx.ref(), term.as_ast(), self.n, self.froms_ast, self.tos_ast), ctx)
 
 
-__all__ = ["Substitution", "ast_array", "expr"]
+__all__ = ["Substitution", "expr"]
