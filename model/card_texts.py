@@ -95,7 +95,9 @@ register_face("Ancient Grudge", FaceRules(target="artifact", resolve=_destroy, d
 
 
 def _draws(count: int) -> FaceRules:
-    return FaceRules(resolve=lambda cfg, s, j: draw(cfg, s, _owner(cfg, j), count))
+    # The last draw's renumbering is left to a later one: the spell then finishes
+    # (resolution.finish_spell), blind to positions up to its own (zones: "Deferred renumbering").
+    return FaceRules(resolve=lambda cfg, s, j: draw(cfg, s, _owner(cfg, j), count, renumber=False))
 
 
 register_face("Think Twice", _draws(1))

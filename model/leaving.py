@@ -68,7 +68,9 @@ def leave_game(cfg: Config, s: State, p: int, leaving: Sequence[Any] = ()) -> St
     # the game gets it.
     s = s.replace(priority=If(s.priority == p, next_in_game(cfg, s, p), s.priority), passes=passes)
     if cleanup_over is not False:
-        s = branch(And(cleanup_over, n_in_game(s) > 1), lambda s=s: next_turn(cfg, s), lambda s=s: s)
+        # The draw's renumbering is settle's: nothing after it reads a position (zones:
+        # "Deferred renumbering").
+        s = branch(And(cleanup_over, n_in_game(s) > 1), lambda s=s: next_turn(cfg, s, renumber=False), lambda s=s: s)
     return s
 
 

@@ -93,11 +93,16 @@ def end_turn(cfg: Config, s: State) -> State:
     one card per ``choose`` (:func:`discard_choices`); the turn goes on once the hand is down
     to size.  Mutant clause "turns.discard-to-hand-size": no discard, the turn goes on.
     """
+    # The draw's renumbering is settle's: nothing after it in the step reads a position
+    # (zones: "Deferred renumbering").  Renumbered here, it was a set of counting terms of
+    # the pass's own in the Z3 relation (the branch below is no compaction's output, so the
+    # relation's shared one could not serve it).
     ds = discarders(cfg)
     if not ds or not cfg.on("turns.discard-to-hand-size"):
-        return next_turn(cfg, s)
+        return next_turn(cfg, s, renumber=False)
     over = Or(*[And(s.active == p, over_hand_size(cfg, s, p)) for p in ds])
-    return branch(over, lambda: ask_choice(s, True, P_HAND_SIZE, s.active, -1), lambda: next_turn(cfg, s))
+    return branch(over, lambda: ask_choice(s, True, P_HAND_SIZE, s.active, -1),
+                  lambda: next_turn(cfg, s, renumber=False))
 
 
 def discard_choices(cfg: Config) -> Iterable[Transition]:

@@ -156,10 +156,8 @@ def compact(cfg: Config, s: State) -> State:
     for j in range(n):
         in_lib = s.zone[j] == LIBRARY
         on_stack = s.zone[j] == STACK
-        ahead_lib = Count(And(s.zone[k] == LIBRARY, Or(s.pos[k] < s.pos[j], And(s.pos[k] == s.pos[j], k < j)))
-                          for k in range(n) if k != j and cfg.slots[k].owner == cfg.slots[j].owner)
         below = _stack_below(cfg, s, s.pos[j], j, is_card=True) if renumber else s.pos[j]
-        pos[j] = If(in_lib, ahead_lib, If(on_stack, below, 0))
+        pos[j] = If(in_lib, _library_rank(cfg, s, j), If(on_stack, below, 0))
     ab_pos = [If(s.ab_kind[k] != AB_NONE, _stack_below(cfg, s, s.ab_pos[k], k, is_card=False) if renumber
                  else s.ab_pos[k], 0)
               for k in range(A)]
@@ -167,22 +165,56 @@ def compact(cfg: Config, s: State) -> State:
     return s.replace(pos=tuple(pos), ab_pos=tuple(ab_pos), stack_size=size)
 
 
-def _compact_concrete(cfg: Config, s: State) -> State:
-    n = cfg.n
-    pos = [0] * n
+def _library_rank(cfg: Config, s: State, j: int) -> Any:
+    """How many cards of card ``j``'s owner's library lie above it (by position, then slot):
+    its position once renumbered, if it is in that library."""
+    return Count(And(s.zone[k] == LIBRARY, Or(s.pos[k] < s.pos[j], And(s.pos[k] == s.pos[j], k < j)))
+                 for k in range(cfg.n) if k != j and cfg.slots[k].owner == cfg.slots[j].owner)
+
+
+def _library_ranks_concrete(cfg: Config, s: State, pos: list[int], owner: int | None = None) -> None:
+    """Write into ``pos`` the rank of every library card (of ``owner``'s library only, if given)."""
     libs: dict[int, list[tuple[int, int]]] = {}
-    entries: list[tuple[int, int, int]] = []  # (pos, kind 0 card / 1 ability, index)
     zone, spos, owners = s.zone, s.pos, _owners(cfg)
-    for j in range(n):
-        z = zone[j]
-        if z == LIBRARY:
+    for j in range(cfg.n):
+        if zone[j] == LIBRARY and (owner is None or owners[j] == owner):
             libs.setdefault(owners[j], []).append((spos[j], j))
-        elif z == STACK:
-            entries.append((spos[j], 0, j))
     for lib in libs.values():
         lib.sort()
         for rank, (_, j) in enumerate(lib):
             pos[j] = rank
+
+
+def renumber_library(cfg: Config, s: State, player: Any) -> State:
+    """Renumber ``player``'s library only (every library, if ``player`` is a term): the
+    positions :func:`compact` gives its cards; the stack and the other libraries keep theirs.
+
+    For a caller whose continuation reads library positions and nothing else of the
+    positions (a second draw): by the argument of the note "Deferred renumbering", with
+    the stack and the other libraries in the part left to the later renumbering.  Their
+    order and membership are the same as :func:`compact` would leave them, and the
+    continuation reads neither; the library it reads has the positions ``compact`` gives.
+    So the step's result is the same, and the relation is spared the stack's counting terms
+    (O((n + A)^2) for n cards and A ability slots; the library's are O(its cards^2))."""
+    pos = list(s.pos)
+    if not symbolic_mode():
+        _library_ranks_concrete(cfg, s, pos, None if is_sym(player) else player)
+        return s.replace(pos=tuple(pos))
+    for j in range(cfg.n):
+        if is_sym(player) or cfg.slots[j].owner == player:
+            pos[j] = If(s.zone[j] == LIBRARY, _library_rank(cfg, s, j), s.pos[j])
+    return s.replace(pos=tuple(pos))
+
+
+def _compact_concrete(cfg: Config, s: State) -> State:
+    n = cfg.n
+    pos = [0] * n
+    entries: list[tuple[int, int, int]] = []  # (pos, kind 0 card / 1 ability, index)
+    zone, spos = s.zone, s.pos
+    for j in range(n):
+        if zone[j] == STACK:
+            entries.append((spos[j], 0, j))
+    _library_ranks_concrete(cfg, s, pos)
     ab_pos = [0] * cfg.ability_slots
     for k, kind in enumerate(s.ab_kind):
         if kind != AB_NONE:
@@ -230,12 +262,17 @@ def draw(cfg: Config, s: State, player: Any, count: int = 1, renumber: bool = Tr
     the state-based action of CR 704.5b.
 
     Each draw reads the top of the library (position 0), so every draw but the last
-    renumbers; ``renumber=False`` leaves the last one's to a later one (as for :func:`move`)."""
+    renumbers that library (:func:`renumber_library`: the next draw reads nothing else of
+    the positions); ``renumber=False`` leaves the last one's to a later one (as for :func:`move`)."""
     for i in range(count):
         empty = library_count(cfg, s, player) == 0
         s = s.replace(drew_empty=put(s.drew_empty, player, If(empty, 1, at(s.drew_empty, player))))
+        last = i == count - 1
         s = move(cfg, s, [And(cfg.slots[j].owner == player, s.zone[j] == LIBRARY, s.pos[j] == 0)
-                          for j in range(cfg.n)], HAND, renumber=renumber or i < count - 1)
+                          for j in range(cfg.n)], HAND, renumber=renumber and last)
+        if not last:
+            # The next draw reads this library's top, and nothing else of the positions.
+            s = renumber_library(cfg, s, player)
     return s
 
 
