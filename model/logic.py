@@ -167,7 +167,12 @@ def Implies(a: Val, b: Val) -> Val:
 def If(c: Val, a: Val, b: Val) -> Val:
     """Choice by a condition. Concrete condition: one branch, as Python does."""
     if _SYMBOLIC[0] and is_sym(c):
-        if not is_sym(a) and not is_sym(b) and a == b:
+        if is_sym(a) != is_sym(b):
+            return mk_ite(c, term(a, c.ctx), term(b, c.ctx))
+        if (a is b or (a.eq(b) if is_sym(a) else a == b)) and isinstance(c, z3.BoolRef):
+            # One value either way (Z3 shares equal terms: the same term is the same AST).
+            # Z3 builds ``ite(c, a, a)`` as asked; a branch of two states that both leave an
+            # entry alone would otherwise carry one such term per entry of the state.
             return a
         return mk_ite(c, term(a, c.ctx), term(b, c.ctx))
     return a if c else b
