@@ -53,3 +53,14 @@ def test_mixed_sorts_are_z3pys_terms_or_its_error_and_constants_belong_to_their_
     with symbolic():
         assert constant(1, other).ctx is other and Sum([y, 1]).eq(z3.Sum([y, z3.IntVal(1, other)]))
     assert logic.constant(1, x.ctx).eq(one)  # made again in its context, the same term
+
+
+def test_a_choice_of_one_value_is_that_value() -> None:
+    """``If(c, a, a)`` is ``a``: Z3 would build ``ite(c, a, a)`` as asked, and a branch of two
+    states (``state.branch``) that both leave an entry alone made one per entry."""
+    with fresh_context(), symbolic():
+        p, x, y = z3.Bool("p"), z3.Int("x"), z3.Int("y")
+        assert If(p, x, x) is x and If(p, x + 1, x + 1).eq(x + 1) and If(p, 2, 2) == 2
+        assert not z3.is_app_of(If(p, x + 1, x + 1), z3.Z3_OP_ITE)
+        assert z3.is_app_of(If(p, x, y), z3.Z3_OP_ITE)  # two values: a choice, as before
+        assert If(p, True, True) is True
