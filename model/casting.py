@@ -176,8 +176,12 @@ def cast_effect(cfg: Config, s: State, a: Action) -> State:
     face = face_of(card.faces, a.half)
     cost = cast_cost(cfg, s, a)
     tgt_oid = s.oid[a.target - cfg.players] if a.target >= cfg.players else 0
-    # CR 601.2a: the card moves to the stack (a new object: CR 400.7).
-    s = move(cfg, s, [k == j for k in range(cfg.n)], STACK)
+    # CR 601.2a: the card moves to the stack (a new object: CR 400.7).  Renumbered by
+    # settle: what follows reads no position, and the cast triggers go above it without
+    # reading the stack's size (zones.push_ability, ``renumbered=False``; zones: "Deferred
+    # renumbering").  Renumbered here, each card whose cast triggers had a set of counting
+    # terms of its own in the Z3 relation.
+    s = move(cfg, s, [k == j for k in range(cfg.n)], STACK, renumber=False)
     life = card.flashback_life if a.how == FLASHBACK and a.flashback == FB_PRINTED else 0
     # CR 107.3b: X is 0 when the spell is cast without paying its mana cost (mutant clause
     # "casting.x-zero-when-free": the chosen X is kept whatever the cost paid).
@@ -197,8 +201,9 @@ def cast_effect(cfg: Config, s: State, a: Action) -> State:
     )
     s = pay(cfg, s, p, cost, a.spend)
     if a.sacrifice >= 0:
-        # CR 118.8 / 601.2h: the mandatory additional cost is paid with the rest.
-        s = move(cfg, s, [k == a.sacrifice for k in range(cfg.n)], GRAVEYARD)
+        # CR 118.8 / 601.2h: the mandatory additional cost is paid with the rest (renumbered
+        # by settle, as the cast's move).
+        s = move(cfg, s, [k == a.sacrifice for k in range(cfg.n)], GRAVEYARD, renumber=False)
     return after_action(cfg, cast_triggers(cfg, s, j, p, face, a.how), p)
 
 
@@ -215,9 +220,9 @@ def cast_triggers(cfg: Config, s: State, j: int, p: int, face: Face, how: int) -
                 continue
             if trig.targets_spell:
                 s = push_ability(cfg, s, trig.kind, p, k, when=s.zone[k] == BATTLEFIELD, target=cfg.players + j,
-                                 target_oid=s.oid[j])
+                                 target_oid=s.oid[j], renumbered=False)
             else:
-                s = push_ability(cfg, s, trig.kind, p, k, when=s.zone[k] == BATTLEFIELD)
+                s = push_ability(cfg, s, trig.kind, p, k, when=s.zone[k] == BATTLEFIELD, renumbered=False)
     return s
 
 

@@ -286,12 +286,20 @@ def top_is_ability(s: State, k: int) -> Any:
 
 
 def push_ability(cfg: Config, s: State, kind: int, ctrl: Any, src: Any, when: Any = True,
-                 target: Any = -1, target_oid: Any = 0) -> State:
+                 target: Any = -1, target_oid: Any = 0, renumbered: bool = True) -> State:
     """CR 603.3: put a triggered ability on the stack, in the first free ability slot.
 
     With no free slot the configuration's bound is hit: ``overflow`` is set so that no
     checker can mistake the truncated run for a pass.  ``kind`` must be one the game can
     have (:func:`.card_rules.game_ability_kinds`: an ability resolves only by those).
+
+    ``renumbered=False``: the positions were not renumbered since a move (a card cast
+    onto the stack, its move's renumbering deferred), so ``stack_size`` is not the stack's
+    size; the ability is put above every position a move gives (``_FAR * 3`` plus its
+    slot: abilities pushed in one step take free slots in increasing order, so they keep
+    the order they were pushed in), and the renumbering that follows ranks it and counts
+    the stack (the note "Deferred renumbering": the step's result is the one it has when
+    the move renumbers first).
     """
     if kind not in game_ability_kinds(cfg):
         raise ValueError(f"ability kind {ABILITY_KINDS[kind]!r} is put on the stack, but no card or plane "
@@ -304,8 +312,9 @@ def push_ability(cfg: Config, s: State, kind: int, ctrl: Any, src: Any, when: An
     s = s.replace(
         ab_kind=upd(s.ab_kind, kind), ab_ctrl=upd(s.ab_ctrl, ctrl), ab_src=upd(s.ab_src, src),
         ab_target=upd(s.ab_target, target), ab_target_oid=upd(s.ab_target_oid, target_oid),
-        ab_pos=upd(s.ab_pos, s.stack_size),
-        stack_size=s.stack_size + If(Or(*chosen), 1, 0),
+        ab_pos=upd(s.ab_pos, s.stack_size) if renumbered else
+        tuple(If(chosen[k], _FAR * 3 + k, s.ab_pos[k]) for k in range(A)),
+        stack_size=s.stack_size + If(Or(*chosen), 1, 0) if renumbered else s.stack_size,
         overflow=If(And(when, *[Not(f) for f in free]), 1, s.overflow),
     )
     return s

@@ -175,16 +175,17 @@ _LADDER = [build(load_config(p).position) for p in sorted(Path(__file__).parent.
 
 def _renumbering_forced(monkeypatch, renumber: bool) -> None:  # type: ignore[no-untyped-def]
     """Every move of the model (and every removal of an ability) renumbers, or none does,
-    whatever its caller says."""
+    whatever its caller says; and every ability put on the stack reads the positions as
+    renumbered (its place and the stack's size), or none does."""
     import sys
 
     from mtgcheck.model import zones
 
-    for name in ("move", "remove_ability"):
+    for name, kwarg in (("move", "renumber"), ("remove_ability", "renumber"), ("push_ability", "renumbered")):
         real = getattr(zones, name)
 
-        def forced(*args, _real=real, **kw):  # type: ignore[no-untyped-def]
-            return _real(*args, **{**kw, "renumber": renumber})
+        def forced(*args, _real=real, _kw=kwarg, **kw):  # type: ignore[no-untyped-def]
+            return _real(*args, **{**kw, _kw: renumber})
 
         for mod in list(sys.modules.values()):
             if getattr(mod, "__name__", "").startswith("mtgcheck.model") and getattr(mod, name, None) is real:
