@@ -138,17 +138,28 @@ def _ctx(xs: Sequence[object]) -> z3.Context:
 
 
 def And(*xs: Val) -> Val:
-    """Conjunction. On concrete values: ``all`` (no Z3 object is ever built)."""
+    """Conjunction. On concrete values: ``all`` (no Z3 object is ever built).
+
+    Symbolically, a concrete conjunct is read at once: a false one makes the conjunction
+    ``False``, a true one is left out, and a conjunction of one term is that term.  Z3
+    would build ``and(x, true)`` as asked; the rules' guards and effects mix concrete tests
+    (of a slot's card, of a configuration) with the state's, and kept, those were one term in
+    twelve of the relation."""
     if _SYMBOLIC[0] and _any_sym(xs):
-        ctx = _ctx(xs)
-        return mk_and([x if is_sym(x) else constant(bool(x), ctx) for x in xs])
+        if any(not is_sym(x) and not x for x in xs):
+            return False
+        terms = [x for x in xs if is_sym(x)]
+        return terms[0] if len(terms) == 1 and isinstance(terms[0], z3.BoolRef) else mk_and(terms)
     return all(xs)
 
 
 def Or(*xs: Val) -> Val:
+    """Disjunction: as :func:`And`, a true disjunct makes it ``True``, a false one is left out."""
     if _SYMBOLIC[0] and _any_sym(xs):
-        ctx = _ctx(xs)
-        return mk_or([x if is_sym(x) else constant(bool(x), ctx) for x in xs])
+        if any(not is_sym(x) and x for x in xs):
+            return True
+        terms = [x for x in xs if is_sym(x)]
+        return terms[0] if len(terms) == 1 and isinstance(terms[0], z3.BoolRef) else mk_or(terms)
     return any(xs)
 
 

@@ -117,6 +117,13 @@ def new_objects(next_oid: Any, moving: Sequence[Any]) -> tuple[list[Any], Any]:
 # on states whose positions are scrambled and compares the results.  Under the mutant
 # clause "zones.stack-renumbered" stack positions pass through :func:`compact` unchanged,
 # and the equation still holds.
+#
+# Two continuations are not blind, and say how they read: a second draw reads its library's
+# top, so the draw renumbers that library in between (:func:`renumber_library`, the rest
+# left to the later renumbering); a cast's triggers go on the stack after the spell, so
+# they are put above every position a move gives instead of at the stack's size
+# (:func:`push_ability`, ``renumbered=False``), which gives the order the renumbered state
+# would.  The test forces both ways too (every push reading the renumbered size).
 
 #: The fields :func:`compact` reads, and those it writes (the others pass through): the Z3
 #: relation's shared compaction and the renumbering lemma read them from here.

@@ -39,7 +39,10 @@ def test_relation_agrees_with_the_interpreter(conf: Any) -> None:
     is the interpreter's."""
     cfg, s0 = build(conf.position)
     enc = z3bmc.Encoding.build(cfg, s0)
-    assert enc.factored > len(enc.actions) // 2  # most effects end with a move: shared renumbering
+    # the effects that still end with a renumbering (a plot, a permanent spell's resolution,
+    # leaving the game; casts and draws leave theirs to settle's) share one
+    factored = enc.factored  # (not ``enc`` in the assertion: its terms would be printed whole)
+    assert factored >= 2, factored
     ts = catalogue(cfg).transitions
     # ``m``, the state after the action and before the state-based actions, is the effect's:
     # checked too, since ``settle`` renumbers again, and a wrong renumbering of ``m`` would

@@ -17,8 +17,9 @@ def test_the_helpers_build_z3pys_terms() -> None:
         x, y = z3.Ints("x y")
         p, q = z3.Bools("p q")
         cases = [
-            (And(p, True, q), z3.And(p, z3.BoolVal(True), q)),
-            (Or(p, False), z3.Or(p, z3.BoolVal(False))),
+            (And(p, True, q), z3.And(p, q)),
+            (Or(p, False, q), z3.Or(p, q)),
+            (And(p, q), z3.And(p, q)),
             (Not(p), z3.Not(p)),
             (Implies(p, q), z3.Or(z3.Not(p), q)),
             (If(p, x, 3), z3.If(p, x, 3)),
@@ -43,7 +44,7 @@ def test_mixed_sorts_are_z3pys_terms_or_its_error_and_constants_belong_to_their_
         for ours, theirs in [(If(p, x, p), z3.If(p, x, p)), (If(p, p, x), z3.If(p, p, x)),
                              (Sum([x, p]), z3.Sum([x, p])), (mk_eq(x, p), x == p)]:
             assert ours.eq(theirs) and type(ours) is type(theirs), (ours, theirs)
-        for bad in (lambda: And(p, x), lambda: Or(x), lambda: Not(x), lambda: If(x, p, p)):
+        for bad in (lambda: And(p, x), lambda: Or(x), lambda: Or(x, p), lambda: And(x, True), lambda: Not(x), lambda: If(x, p, p)):
             with pytest.raises(z3.Z3Exception):
                 bad()
         one = constant(1, x.ctx)
@@ -64,3 +65,15 @@ def test_a_choice_of_one_value_is_that_value() -> None:
         assert not z3.is_app_of(If(p, x + 1, x + 1), z3.Z3_OP_ITE)
         assert z3.is_app_of(If(p, x, y), z3.Z3_OP_ITE)  # two values: a choice, as before
         assert If(p, True, True) is True
+
+
+def test_a_concrete_conjunct_or_disjunct_is_read_at_once() -> None:
+    """A false conjunct makes the conjunction ``False`` and a true one is left out (a true
+    disjunct, a false one, likewise); one term left is that term: Z3 would build
+    ``and(x, true)`` as asked."""
+    with fresh_context(), symbolic():
+        p, q = z3.Bools("p q")
+        assert And(p, False, q) is False and Or(p, True) is True
+        assert And(p, True) is p and Or(False, q) is q
+        assert And(p, q).eq(z3.And(p, q)) and Or(p, q).eq(z3.Or(p, q))
+        assert Implies(p, False).eq(z3.Not(p)) and Implies(p, True) is True
