@@ -272,17 +272,40 @@ def flat_field(s: State, f: str) -> tuple[Any, ...]:
 
 
 def constants(terms: Sequence[Any]) -> list[Any]:
-    """The uninterpreted constants (state variables) the terms read."""
+    """The uninterpreted constants (state variables) the terms read, in the order a walk
+    meets them.
+
+    Read through Z3's C API, each shared subterm once (``intervals.unchecked``): z3py made an
+    object for every child of every node, most of the time of the renumbering lemma's and
+    the passes' reads of which variables a term holds (0.4 s of a check of
+    ``examples/scale/04-plot-14``); only the constants found are made z3py objects."""
+    if not terms:
+        return []
+    from .intervals import unchecked
+    from .substitution import expr
+
+    ctx = terms[0].ctx
+    ref = ctx.ref()
+    ast_id, ast_kind, num_args, app_arg, decl_kind, app_decl = map(unchecked, (
+        z3.Z3_get_ast_id, z3.Z3_get_ast_kind, z3.Z3_get_app_num_args, z3.Z3_get_app_arg,
+        z3.Z3_get_decl_kind, z3.Z3_get_app_decl))
+    app, uninterpreted = z3.Z3_APP_AST, z3.Z3_OP_UNINTERPRETED
     seen: set[int] = set()
-    out, todo = [], list(terms)
+    out, todo = [], [t.as_ast() for t in reversed(terms)]
     while todo:
-        t = todo.pop()
-        if t.get_id() in seen:
+        a = todo.pop()
+        key = ast_id(ref, a)
+        if key in seen:
             continue
-        seen.add(t.get_id())
-        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            out.append(t)
-        todo.extend(t.children())
+        seen.add(key)
+        if ast_kind(ref, a) != app:
+            continue
+        n = num_args(ref, a)
+        if not n:
+            if decl_kind(ref, app_decl(ref, a)) == uninterpreted:
+                out.append(expr(a, ctx))
+            continue
+        todo.extend(app_arg(ref, a, i) for i in reversed(range(n)))
     return out
 
 

@@ -550,35 +550,50 @@ def _reads(cfg: Config, p: Property, t: State) -> frozenset[str]:
 def _below(on: list[Any], ranks: list[Any]) -> list[list[Any]] | None:
     """``below[f][x]``: the condition of ``f``'s term in ``x``'s rank, read from the rank's
     branch for "``x`` on the stack" (a sum of ``If(c, 1, 0)``, ``c`` a conjunction that names
-    ``on[f]``); None if a rank is not in that form, or leaves an entry out."""
+    ``on[f]``); None if a rank is not in that form, or leaves an entry out.
+
+    Terms are matched by AST id (equal ids are equal terms, ``Z3_is_eq_ast``), with one
+    table from ``on[f]``'s id to ``f``: comparing every child of every condition with every
+    ``on[f]`` was L^3 calls of z3py's ``eq`` (0.9 s of ``examples/scale/04-plot-14``'s lemma
+    under the profiler, L = 17)."""
     L = len(on)
+    entry = {o.get_id(): f for f, o in enumerate(on)}
+    one, zero = z3.IntVal(1).get_id(), z3.IntVal(0).get_id()
     below: list[list[Any]] = [[None] * L for _ in range(L)]
     for x in range(L):
         branch = _branch(ranks[x], on[x])
         if branch is None:
             return None
         for term in _summands(branch):
-            if not (z3.is_app_of(term, z3.Z3_OP_ITE) and term.children()[1].eq(z3.IntVal(1))
-                    and term.children()[2].eq(z3.IntVal(0))):
+            if not z3.is_app_of(term, z3.Z3_OP_ITE):
                 return None
-            c = term.children()[0]
-            names = [f for f in range(L) if f != x and any(ch.eq(on[f]) for ch in c.children())]
-            if len(names) != 1 or below[names[0]][x] is not None:
+            c, then, other = term.children()
+            if then.get_id() != one or other.get_id() != zero:
                 return None
-            below[names[0]][x] = c
+            names = {f for ch in c.children() if (f := entry.get(ch.get_id(), x)) != x}
+            if len(names) != 1:
+                return None
+            f = names.pop()
+            if below[f][x] is not None:
+                return None
+            below[f][x] = c
         if any(below[f][x] is None for f in range(L) if f != x):
             return None
     return below
 
 
 def _branch(term: Any, guard: Any) -> Any:
-    """The ``then`` branch of the ``If`` in ``term`` whose condition is ``guard``."""
-    todo = [term]
+    """The ``then`` branch of the ``If`` in ``term`` whose condition is ``guard`` (each shared
+    subterm walked once)."""
+    want, seen, todo = guard.get_id(), set(), [term]
     while todo:
         x = todo.pop()
+        if x.get_id() in seen:
+            continue
+        seen.add(x.get_id())
         if z3.is_app_of(x, z3.Z3_OP_ITE):
             c, a, b = x.children()
-            if c.eq(guard):
+            if c.get_id() == want:
                 return a
             todo += [a, b]
     return None
