@@ -558,7 +558,8 @@ def _below(on: list[Any], ranks: list[Any]) -> list[list[Any]] | None:
     under the profiler, L = 17)."""
     L = len(on)
     entry = {o.get_id(): f for f, o in enumerate(on)}
-    one, zero = z3.IntVal(1).get_id(), z3.IntVal(0).get_id()
+    numerals = (z3.IntVal(1), z3.IntVal(0))  # (held: an id is only its AST's while the AST lives)
+    one, zero = (v.get_id() for v in numerals)
     below: list[list[Any]] = [[None] * L for _ in range(L)]
     for x in range(L):
         branch = _branch(ranks[x], on[x])
