@@ -129,3 +129,23 @@ def test_a_state_property_over_an_unrolled_state_is_the_term_its_predicate_build
             assert enc.state_term(p, s).eq(own), p.id
             assert enc.state_term(p, s).eq(own), p.id  # the substitution kept for that state
             assert z3.is_true(z3.simplify(enc.state_term(p, s0))) == bool(p.pred(cfg, s0)), p.id
+
+
+def test_constants_are_the_variables_a_term_reads_each_once() -> None:
+    """``relation.constants`` (read through Z3's C API): every uninterpreted constant, of
+    either sort, once however often it is shared; no numeral, no operator.  ``fields_read``
+    names a state's fields by them."""
+    from mtgcheck.checkers.z3bmc.relation import constants, fields_read
+    from mtgcheck.model.state import symbolic_state
+
+    x, y, b = z3.Int("x"), z3.Int("y"), z3.Bool("b")
+    shared = x + 1
+    term = z3.And(z3.If(b, shared, y * 2) > shared, shared != 3)
+    found = constants([term, y == 7])
+    assert sorted(str(c) for c in found) == ["b", "x", "y"]
+    assert {type(c) for c in found} == {z3.BoolRef, z3.ArithRef}
+    assert constants([z3.IntVal(4) + 1]) == [] and constants([]) == []
+    cfg, _ = build(SMALL["break-bolt"].position)
+    with symbolic():
+        t = symbolic_state(cfg, "t")
+    assert fields_read(z3.And(t.zone[0] == 2, t.stack_size > x), [t]) == frozenset({"zone", "stack_size"})
