@@ -37,6 +37,12 @@ position's rlimit moves by tens of percent with the seed or the order its terms 
 so a single run's slope between two rungs may be the seed's.  The ladder's other tables are
 seed 0's.
 
+``--library-rungs N`` runs, instead of the ladder, its first position (or the first
+``--position``) and N positions grown from it by library cards only, an Island more in each
+player's library per rung (:func:`library_rungs`): slots that add no choice of a card among
+others, so that the two causes of growth are read apart (the ladder's rungs add cards that
+target spells or choose pairs, and their transitions).
+
 ``--write`` records the tables in docs/figures.md (bench/figures_doc.py).
 """
 
@@ -58,11 +64,11 @@ import z3
 
 from mtgcheck.checkers import z3bmc
 from mtgcheck.checkers.z3bmc.intervals import Dag
-from mtgcheck.checkers.z3bmc.relation import Encoding
+from mtgcheck.checkers.z3bmc.relation import Encoding, flat_field
 from mtgcheck.checkers.result import PROVED
 from mtgcheck.configs import CheckConfig, load_config
 from mtgcheck.errors import MtgcheckError
-from mtgcheck.model.setup import build
+from mtgcheck.model.setup import CardPlacement as C, build
 from mtgcheck.properties.base import Property
 from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
 
@@ -163,13 +169,51 @@ def profile(r: dict[str, Any]) -> None:
             print(f"    {c[1]:7.1f}M {c[2]:6.1f} s  x{int(c[0])}  {k}")
 
 
-def relation_terms(conf: CheckConfig) -> tuple[int, int]:
-    """The position's transitions and the distinct terms (a DAG's nodes) of its step
-    relation, :class:`.relation.Encoding`'s ``step_rel``: the size of what every induction
-    query reasons over, read as the interval pass reads it (:class:`.intervals.Dag`)."""
+#: The fields whose terms are the order of the stack and of the libraries: the ranks
+#: ``model/zones.py``'s ``compact`` gives, one comparison per pair of slots that may share a
+#: zone, so the one part of the relation whose size is quadratic in the slots by its form.
+ORDER_FIELDS = ("pos", "ab_pos")
+
+
+def relation_terms(conf: CheckConfig) -> tuple[int, int, int]:
+    """The position's transitions, the distinct terms (a DAG's nodes) of its step relation,
+    :class:`.relation.Encoding`'s ``step_rel`` (the size of what every induction query
+    reasons over, read as the interval pass reads it: :class:`.intervals.Dag`), and how many
+    of those only the order's equations reach (:data:`ORDER_FIELDS`, of the middle state and
+    the state after).  Why the split: the two parts grow differently with the slots, the
+    order's as the pairs of slots, the rest as the transitions times what each changes."""
     cfg, s0 = build(conf.position)
     enc = Encoding.build(cfg, s0)
-    return len(enc.actions), len(Dag([enc.step_rel]).index)
+    order = {x.get_id() for s in (enc.m, enc.b) if s is not None for f in ORDER_FIELDS for x in flat_field(s, f)}
+    rest = [c for c in conjuncts(enc.step_rel) if not (z3.is_eq(c) and c.arg(0).get_id() in order)]
+    whole = len(Dag([enc.step_rel]).index)
+    return len(enc.actions), whole, whole - len(Dag(rest).index)
+
+
+def conjuncts(term: Any) -> list[Any]:
+    """The conjuncts of ``term``, nested conjunctions read through."""
+    out, todo = [], [term]
+    while todo:
+        t = todo.pop()
+        if z3.is_and(t):
+            todo.extend(reversed(t.children()))
+        else:
+            out.append(t)
+    return out
+
+
+def library_rungs(conf: CheckConfig, rungs: int) -> list[CheckConfig]:
+    """``conf``, then ``rungs`` positions grown from it by an Island more in each player's
+    library per rung (named ``<name>+<cards added>``): card slots that no card chooses among
+    (a library card is no target, and draws take the top one), so the transitions stay the
+    same and what grows is what every slot costs."""
+    out = [conf]
+    players = conf.position.players
+    for r in range(1, rungs + 1):
+        more = tuple(C(f"more{p}{chr(97 + i)}", "Island", p, "library") for i in range(r) for p in range(players))
+        pos = dataclasses.replace(conf.position, cards=(*conf.position.cards, *more))
+        out.append(dataclasses.replace(conf, name=f"{conf.name}+{len(more)}", position=pos))
+    return out
 
 
 def same_shape(conf: CheckConfig) -> CheckConfig:
@@ -192,9 +236,9 @@ def run(path: Path | CheckConfig, timeout: float, reuse: bool = False,
         c = cost.setdefault(owner(what, ids), [0.0, 0.0])
         c[0] += m
         c[1] += s
-    transitions, terms = relation_terms(conf)
+    transitions, terms, order = relation_terms(conf)
     return {"name": conf.name, "slots": cfg.n, "players": cfg.players, "wall": wall,
-            "transitions": transitions, "terms": terms,
+            "transitions": transitions, "terms": terms, "order_terms": order,
             "proved": sum(v.status == PROVED for v in vs), "checked": len(vs),
             "rlimit": vs[0].stats.get("induction_rlimit", 0) / 1e6, "cost": cost,
             "status": {v.property: v.status for v in vs}, "verdict": vs[0],
@@ -239,6 +283,8 @@ def main() -> None:
                     help="per position, where the seconds and the rlimit go: per phase, and the costliest closure queries")
     ap.add_argument("--seeds", type=int, default=1, metavar="N",
                     help="run each position with Z3's random seeds 0..N-1 and print the median rlimit (default 1)")
+    ap.add_argument("--library-rungs", type=int, default=0, metavar="N",
+                    help="the ladder's first position and N rungs grown from it by library cards only")
     ap.add_argument("--property", action="append", choices=sorted(BY_ID), metavar="ID",
                     help="check only this property (repeatable; default: every property); not with --write")
     args = ap.parse_args()
@@ -246,13 +292,17 @@ def main() -> None:
         ap.error("--write records the whole catalogue's tables: drop --property")
     if args.seeds < 1:
         ap.error("--seeds: expected a number of seeds, 1 or more")
+    if args.library_rungs < 0 or (args.library_rungs and args.reuse):
+        ap.error("--library-rungs: expected a number of rungs, 0 or more (not with --reuse)")
     only = [BY_ID[i] for i in args.property] if args.property else None
-    paths = args.position or sorted(LADDER.glob("*.json"))
+    paths: list[Any] = args.position or sorted(LADDER.glob("*.json"))
     for p in paths:
         try:
             load_config(p)
         except MtgcheckError as exc:
             ap.error(str(exc))
+    if args.library_rungs:
+        paths = library_rungs(load_config(paths[0]), args.library_rungs)
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     if args.reuse:
         header = ["position", "run", "proved", "s", "rlimit (M)", "consecution queries", "names reused"]
@@ -300,7 +350,7 @@ def set_seed(i: int) -> None:
     z3.set_param("sat.random_seed", i)
 
 
-def seeded(path: Path, timeout: float, props: list[Property] | None, i: int) -> dict[str, Any]:
+def seeded(path: Path | CheckConfig, timeout: float, props: list[Property] | None, i: int) -> dict[str, Any]:
     """:func:`run` with Z3's random seed ``i``."""
     set_seed(i)
     return run(path, timeout, props=props)
@@ -350,10 +400,15 @@ def growth(results: list[dict[str, Any]]) -> str:
     slots, terms = [r["slots"] for r in rungs], [r["terms"] for r in rungs]
     sec = [statistics.median(r["seeded_wall"]) for r in rungs]
     rl = [statistics.median(r["seeded"]) for r in rungs]
+    order = [r["order_terms"] for r in rungs]
+    rest = [t - o for t, o in zip(terms, order, strict=True)]
     return (f"On the {rungs[0]['players']}-player rungs ({', '.join(r['name'] for r in rungs)}), least squares of "
             f"the logarithms: the median seconds grow as slots^{exponent(slots, sec):.2f} and as relation "
             f"terms^{exponent(terms, sec):.2f}, the median rlimit as slots^{exponent(slots, rl):.2f} and as "
-            f"terms^{exponent(terms, rl):.2f} (1 is linear).")
+            f"terms^{exponent(terms, rl):.2f} (1 is linear). The relation's terms grow as "
+            f"slots^{exponent(slots, terms):.2f}: the order's as slots^{exponent(slots, order):.2f}, the rest as "
+            f"slots^{exponent(slots, rest):.2f}, with the transitions as "
+            f"slots^{exponent(slots, [r['transitions'] for r in rungs]):.2f}.")
 
 
 def tables(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
@@ -368,11 +423,11 @@ def tables(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
             slope = f"{(r['rlimit'] - prev['rlimit']) / d:.1f}M, {(r['wall'] - prev['wall']) / d:.1f} s"
         summary.append([r["name"], r["slots"], r["players"], f"{r['proved']}/{r['checked']}", round(r["wall"], 1),
                         round(r["rlimit"], 1), round(r["cost"].get("closure", [0.0])[0], 1),
-                        round(r["rlimit"] / r["slots"], 1), slope, r["transitions"], r["terms"],
+                        round(r["rlimit"] / r["slots"], 1), slope, r["transitions"], r["terms"], r["order_terms"],
                         round(1000 * r["rlimit"] / r["terms"], 2)])
         prev = r
     header = ["position", "slots", "players", "proved", "s", "rlimit (M)", "closure (M)", "M per slot",
-              "per added slot", "transitions", "relation terms", "M per 1,000 terms"]
+              "per added slot", "transitions", "relation terms", "order terms", "M per 1,000 terms"]
     print()
     print("\t".join(header))
     for row in summary:
@@ -405,20 +460,24 @@ def tables(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
         from figures_doc import write_section
 
         cmd = "python bench/z3_scale.py --write" + (f" --seeds {args.seeds}" if args.seeds > 1 else "") + \
+            (f" --library-rungs {args.library_rungs}" if args.library_rungs else "") + \
             "".join(f" --position {p}" for p in (args.position or []))
-        write_section("Z3 proof cost on the scale ladder", header, summary, script=cmd,
+        ladder = "rungs of library cards" if args.library_rungs else "the scale ladder"
+        write_section(f"Z3 proof cost on {ladder}", header, summary, script=cmd,
                       note="Z3 from scratch (no manifest), BMC to depth 3 and k-induction, one position at a time. "
                            "rlimit is Z3's deterministic work counter (compare it; the seconds follow the load). "
                            "`per added slot`: the growth from the rung above with as many players. "
                            "`relation terms`: the distinct terms of the step relation every query reasons "
                            "over (a card targeting spells is a transition per target, a choice of two "
-                           "cards one per pair), and the rlimit per thousand of them.")
-        write_section("Z3 proof cost per property on the scale ladder", dheader, detail, script=cmd,
+                           "cards one per pair), and the rlimit per thousand of them. `order terms`: those only the "
+                           "stack's and the libraries' positions reach (the ranks `compact` gives, one comparison "
+                           "per pair of slots that may share a zone).")
+        write_section(f"Z3 proof cost per property on {ladder}", dheader, detail, script=cmd,
                       note="Per property, the rlimit and seconds of its own step-case queries (whole or split by "
                            "transition) and its verdict; `renumbering` is the facts of the renumbering lemma "
                            "(`stack-ordered`'s proof), `closure` the invariants' consecution, shared by all.")
         if seeds is not None:
-            write_section("Z3 proof cost on the scale ladder across solver seeds", *seeds, script=cmd,
+            write_section(f"Z3 proof cost on {ladder} across solver seeds", *seeds, script=cmd,
                           note="The whole rlimit and wall seconds of each position with Z3's random seeds (`smt.random_seed`, "
                                "`sat.random_seed`), everything else the same; the tables above are seed 0's. "
                                "`relation terms`: as above; the cost per thousand of them is the cost per "

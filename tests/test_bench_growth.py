@@ -7,33 +7,62 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _growth():  # type: ignore[no-untyped-def]
+def _bench():  # type: ignore[no-untyped-def]
+    """``bench/z3_scale.py`` as a module."""
     sys.path.insert(0, str(ROOT / "bench"))
     try:
         import z3_scale
     finally:
         sys.path.remove(str(ROOT / "bench"))
-    return z3_scale.growth
+    return z3_scale
 
 
-def _rung(name: str, players: int, slots: int, terms: int, seconds: float, rlimit: float) -> dict[str, object]:
-    return {"name": name, "players": players, "slots": slots, "terms": terms,
+def _growth():  # type: ignore[no-untyped-def]
+    return _bench().growth
+
+
+def _rung(name: str, players: int, slots: int, terms: int, seconds: float, rlimit: float,
+          order: int = 0, transitions: int = 1) -> dict[str, object]:
+    return {"name": name, "players": players, "slots": slots, "terms": terms, "order_terms": order,
+            "transitions": transitions,
             "seeded": [rlimit, rlimit * 2, rlimit / 2], "seeded_wall": [seconds, seconds / 3, seconds * 3]}
 
 
 def test_the_exponents_read_linear_and_quadratic_growth_on_one_player_count() -> None:
     growth = _growth()
-    rungs = [_rung(f"r{s}", 2, s, 100 * s * s, 0.5 * s, 0.01 * s * s) for s in (8, 10, 12, 14)]
-    rungs.append(_rung("four players", 4, 10, 99, 1e6, 1e6))  # another count: not read
+    # the relation: an order part quadratic in the slots, the rest linear; the transitions cubic
+    rungs = [_rung(f"r{s}", 2, s, 100 * s * s + 7 * s, 0.5 * s, 0.01 * s * s, order=100 * s * s, transitions=s ** 3)
+             for s in (8, 10, 12, 14)]
+    rungs.append(_rung("four players", 4, 10, 99, 1e6, 1e6, order=1, transitions=1e6))  # another count: not read
     text = growth(rungs)
     found = [float(x) for x in re.findall(r"\^(\d+\.\d+)", text)]
-    assert found == [1.0, 0.5, 2.0, 1.0], text  # seconds/slots, seconds/terms, rlimit/slots, rlimit/terms
+    # seconds/slots, seconds/terms, rlimit/slots, rlimit/terms; terms, order, rest, transitions per slot
+    assert found == pytest.approx([1.0, 0.5, 2.0, 1.0, 2.0, 2.0, 1.0, 3.0], abs=0.02), text
     assert "r8, r10, r12, r14" in text and "four players" not in text
 
 
 def test_fewer_than_three_rungs_give_no_exponent() -> None:
     growth = _growth()
     assert growth([_rung("a", 2, 8, 10, 1.0, 1.0), _rung("b", 2, 10, 20, 2.0, 2.0)]) == ""
+
+
+def test_library_rungs_add_slots_and_no_transition() -> None:
+    """The rungs grown by library cards add two slots each (a card per player) and leave the
+    transitions as they were: what they measure is what a slot costs, no card's choices."""
+    from mtgcheck.configs import load_config
+    from mtgcheck.model.actions import catalogue
+    from mtgcheck.model.setup import build
+
+    first = load_config(ROOT / "examples" / "scale" / "01-plot-08.json")
+    rungs = _bench().library_rungs(first, 2)
+    built = [build(c.position)[0] for c in rungs]
+    assert [c.n for c in built] == [8, 10, 12]
+    assert [c.name for c in rungs] == ["plot-08", "plot-08+2", "plot-08+4"]
+    assert len({len(catalogue(c).transitions) for c in built}) == 1
+    added = rungs[2].position.cards[len(first.position.cards):]
+    assert sorted((c.owner, c.zone) for c in added) == [(0, "library")] * 2 + [(1, "library")] * 2
