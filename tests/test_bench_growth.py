@@ -38,7 +38,7 @@ def test_the_exponents_read_linear_and_quadratic_growth_on_one_player_count() ->
     # the relation: an order part quadratic in the slots, the rest linear; the transitions cubic
     rungs = [_rung(f"r{s}", 2, s, 100 * s * s + 7 * s, 0.5 * s, 0.01 * s * s, order=100 * s * s, transitions=s ** 3)
              for s in (8, 10, 12, 14)]
-    rungs.append(_rung("four players", 4, 10, 99, 1e6, 1e6, order=1, transitions=1e6))  # another count: not read
+    rungs.append(_rung("four players", 4, 10, 99, 1e6, 1e6, order=1, transitions=10**6))  # another count: not read
     text = growth(rungs)
     found = [float(x) for x in re.findall(r"\^(\d+\.\d+)", text)]
     # seconds/slots, seconds/terms, rlimit/slots, rlimit/terms; terms, order, rest, transitions per slot
