@@ -87,6 +87,12 @@ class CardDef:
         return card_type in self.types
 
     @property
+    def castable(self) -> bool:
+        """CR 305.1: a land is played, not cast (and playing lands is a special action that
+        doesn't use the stack, CR 116.2a); every other card of the pool may be cast."""
+        return not self.is_("Land")
+
+    @property
     def instant_or_sorcery(self) -> bool:
         return bool(self.types & {"Instant", "Sorcery"})
 

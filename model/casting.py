@@ -228,7 +228,7 @@ def cast_triggers(cfg: Config, s: State, j: int, p: int, face: Face, how: int) -
 
 def transitions(cfg: Config) -> Iterable[Transition]:
     for j, sl in enumerate(cfg.slots):
-        if sl.card.is_("Land"):
+        if not sl.card.castable:
             continue  # CR 305.1: lands are played, not cast (playing lands is not modelled)
         for a in _instances(cfg, j, sl):
             yield Transition(a, "cast", "601.2", tuple(_conds(cfg, a)), lambda s, a=a: cast_effect(cfg, s, a))

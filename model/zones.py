@@ -132,10 +132,26 @@ COMPACT_WRITES = ("pos", "ab_pos", "stack_size")
 
 
 def stack_entries(cfg: Config, s: State) -> list[tuple[Any, Any]]:
-    """The stack's entries as (on the stack, position) pairs: the cards, then the ability
-    slots (CR 405.1: spells and abilities share one stack), as :func:`compact` numbers them."""
-    return [(s.zone[j] == STACK, s.pos[j]) for j in range(cfg.n)] + \
+    """The stack's entries as (on the stack, position) pairs: the cards that can be on it
+    (:func:`stack_slots`), then the ability slots (CR 405.1: spells and abilities share one
+    stack), as :func:`compact` numbers them."""
+    return [(s.zone[j] == STACK, s.pos[j]) for j in stack_slots(cfg)] + \
         [(s.ab_kind[k] != AB_NONE, s.ab_pos[k]) for k in range(cfg.ability_slots)]
+
+
+@lru_cache(maxsize=64)
+def stack_slots(cfg: Config) -> tuple[int, ...]:
+    """The card slots that can be on the stack: those whose card can be cast (a land is
+    played, not cast: ``Card.castable``, CR 305.1), since only a cast puts a card there
+    (``model/casting.py``'s move to ``STACK``, the only one).
+
+    Why: the stack's order (:func:`compact`'s ranks, :func:`stack_entries`) compares every
+    pair of its entries, so it is counted over these slots only; a land's place on the stack
+    is a case no step reaches, and it cost a term per pair in every relation and the
+    renumbering lemma a fact per pair (a position of a real deck is two fifths lands).  A
+    land that were on the stack all the same would be no entry of it: it is ranked 0 and
+    counted nowhere, on concrete states as on terms."""
+    return tuple(j for j, sl in enumerate(cfg.slots) if sl.card.castable)
 
 
 #: Set only while the Z3 relation is built (``mtgcheck.checkers.z3bmc.relation.SharedCompaction``):
@@ -160,15 +176,18 @@ def compact(cfg: Config, s: State) -> State:
     # "zones.stack-renumbered": positions are left as they were set, never renumbered).
     renumber = cfg.on("zones.stack-renumbered")
     pos = list(s.pos)
+    stacked = stack_slots(cfg)
     for j in range(n):
         in_lib = s.zone[j] == LIBRARY
-        on_stack = s.zone[j] == STACK
+        if j not in stacked:  # never on the stack (:func:`stack_slots`)
+            pos[j] = If(in_lib, _library_rank(cfg, s, j), 0)
+            continue
         below = _stack_below(cfg, s, s.pos[j], j, is_card=True) if renumber else s.pos[j]
-        pos[j] = If(in_lib, _library_rank(cfg, s, j), If(on_stack, below, 0))
+        pos[j] = If(in_lib, _library_rank(cfg, s, j), If(s.zone[j] == STACK, below, 0))
     ab_pos = [If(s.ab_kind[k] != AB_NONE, _stack_below(cfg, s, s.ab_pos[k], k, is_card=False) if renumber
                  else s.ab_pos[k], 0)
               for k in range(A)]
-    size = Count(z == STACK for z in s.zone) + Count(kd != AB_NONE for kd in s.ab_kind)
+    size = Count(s.zone[j] == STACK for j in stacked) + Count(kd != AB_NONE for kd in s.ab_kind)
     return s.replace(pos=tuple(pos), ab_pos=tuple(ab_pos), stack_size=size)
 
 
@@ -218,7 +237,7 @@ def _compact_concrete(cfg: Config, s: State) -> State:
     pos = [0] * n
     entries: list[tuple[int, int, int]] = []  # (pos, kind 0 card / 1 ability, index)
     zone, spos = s.zone, s.pos
-    for j in range(n):
+    for j in stack_slots(cfg):
         if zone[j] == STACK:
             entries.append((spos[j], 0, j))
     _library_ranks_concrete(cfg, s, pos)
@@ -244,11 +263,12 @@ def _owners(cfg: Config) -> tuple[int, ...]:
 
 def _stack_below(cfg: Config, s: State, p: Any, me: int, is_card: bool) -> Any:
     """How many stack entries lie below position ``p`` (cards before abilities on ties)."""
-    cards = Count(And(s.zone[k] == STACK, Or(s.pos[k] < p, And(s.pos[k] == p, (not is_card) or k < me)))
-                  for k in range(cfg.n) if not (is_card and k == me))
-    abil = Count(And(s.ab_kind[k] != AB_NONE, Or(s.ab_pos[k] < p, And(s.ab_pos[k] == p, (not is_card) and k < me)))
-                 for k in range(cfg.ability_slots) if not ((not is_card) and k == me))
-    return cards + abil
+    cards = [And(s.zone[k] == STACK, Or(s.pos[k] < p, And(s.pos[k] == p, (not is_card) or k < me)))
+             for k in stack_slots(cfg) if not (is_card and k == me)]
+    abil = [And(s.ab_kind[k] != AB_NONE, Or(s.ab_pos[k] < p, And(s.ab_pos[k] == p, (not is_card) and k < me)))
+            for k in range(cfg.ability_slots) if not ((not is_card) and k == me)]
+    # (a Count of none is 0, and ``0 + x`` a sum with a numeral in it: one Count then)
+    return Count(cards) + Count(abil) if cards and abil else Count(cards + abil)
 
 
 def move_one(cfg: Config, s: State, slot: Any, dest: Any, library_end: str = BOTTOM) -> State:

@@ -44,7 +44,8 @@ def test_stack_ordered_is_proved_after_every_step_and_nothing_else_is() -> None:
     proved, facts, lemma = after_every_step(enc.cfg, _budget(), props, enc.settled, enc.renumbered_from, enc.b)
     assert [p.id for p in proved] == ["stack-ordered"] and len(facts) == 1
     assert lemma.ready is True
-    L = enc.cfg.n + enc.cfg.ability_slots
+    cards = len(zones.stack_slots(enc.cfg))  # (the cards that can be on the stack: no land)
+    L = cards + enc.cfg.ability_slots
     # the queries: link and bound per entry; total per pair; the size; the greatest entry of
     # each prefix after the first; one for the property tried and one for the top of the stack;
     # range, top and distinct on one entry or pair each, the others renamed from it
@@ -52,7 +53,7 @@ def test_stack_ordered_is_proved_after_every_step_and_nothing_else_is() -> None:
     # for each kind of tuple (the entries' kinds, card or ability, and their slots' order),
     # the others renamed from it (renumbering.Renamed)
     pairs = L * (L - 1) // 2
-    n = enc.cfg.n
+    n = cards
     tuples = [(e, g) for e in range(L) for g in range(L) if e != g]
     tuples += [(f, e, g) for e, g in tuples[:] for f in range(L) if f not in (e, g)]
     kinds = {(tuple(x >= n for x in t), tuple(sorted(range(len(t)), key=t.__getitem__))) for t in tuples}
@@ -98,7 +99,7 @@ def _renamed() -> tuple[Renumbering, Any]:
     from mtgcheck.checkers.z3bmc.renumbering import Renamed, entry_vars
 
     lemma = Renumbering(_enc().cfg, _budget())
-    return lemma, Renamed(lemma, [entry_vars(lemma.cfg, lemma.t, x) for x in range(lemma.cfg.n + lemma.cfg.ability_slots)])
+    return lemma, Renamed(lemma, [entry_vars(lemma.cfg, lemma.t, x) for x in range(len(zones.stack_slots(lemma.cfg)) + lemma.cfg.ability_slots)])
 
 
 def test_a_fact_of_the_model_is_renamed_only_when_it_is_the_renaming() -> None:
@@ -106,8 +107,8 @@ def test_a_fact_of_the_model_is_renamed_only_when_it_is_the_renaming() -> None:
     renaming of one proved costs no query; a false one of that kind is not taken for its
     renaming (asked, and refuted); one that reads a variable of another entry is asked."""
     lemma, renamed = _renamed()
-    t, n = lemma.t, lemma.cfg.n
-    pos = [*t.pos, *t.ab_pos]
+    t, n = lemma.t, len(zones.stack_slots(lemma.cfg))  # (entries: the cards that can be on the stack, then abilities)
+    pos = [*(t.pos[j] for j in zones.stack_slots(lemma.cfg)), *t.ab_pos]
 
     def fact(f: int, e: int, g: int) -> z3.BoolRef:  # transitivity of "lower position"
         return z3.Implies(z3.And(pos[f] < pos[e], pos[e] < pos[g]), pos[f] < pos[g])
@@ -127,8 +128,8 @@ def test_a_fact_built_of_parts_is_renamed_only_when_every_part_is_a_renaming() -
     built; a part that is not (another term, or one reading a third entry's variable)
     sends its triple to a query of its own, and a false fact so asked is refuted."""
     lemma, renamed = _renamed()
-    t, n = lemma.t, lemma.cfg.n
-    pos = [*t.pos, *t.ab_pos]
+    t, n = lemma.t, len(zones.stack_slots(lemma.cfg))  # (entries: the cards that can be on the stack, then abilities)
+    pos = [*(t.pos[j] for j in zones.stack_slots(lemma.cfg)), *t.ab_pos]
     built: list[tuple[int, ...]] = []
 
     def lower(x: int, y: int) -> z3.BoolRef:
@@ -188,11 +189,11 @@ def test_an_order_that_is_not_strict_is_caught(monkeypatch: pytest.MonkeyPatch) 
     position: the facts' ``order`` query fails, and nothing is proved."""
 
     def below(cfg, s, p, me, is_card):  # type: ignore[no-untyped-def]
-        cards = Count(And(s.zone[k] == zones.STACK, Or(s.pos[k] <= p, False)) for k in range(cfg.n)
-                      if not (is_card and k == me))
-        abil = Count(And(s.ab_kind[k] != zones.AB_NONE, Or(s.ab_pos[k] <= p, False))
-                     for k in range(cfg.ability_slots) if not ((not is_card) and k == me))
-        return cards + abil
+        cards = [And(s.zone[k] == zones.STACK, Or(s.pos[k] <= p, False)) for k in zones.stack_slots(cfg)
+                 if not (is_card and k == me)]
+        abil = [And(s.ab_kind[k] != zones.AB_NONE, Or(s.ab_pos[k] <= p, False))
+                for k in range(cfg.ability_slots) if not ((not is_card) and k == me)]
+        return Count(cards + abil)
 
     monkeypatch.setattr(zones, "_stack_below", below)
     cfg, _ = build(SMALL["break-bolt"].position)
@@ -202,8 +203,9 @@ def test_an_order_that_is_not_strict_is_caught(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_the_lemma_is_proved_on_a_fourteen_slot_position() -> None:
-    """The facts of ``04-plot-14`` (18 stack entries): about 1,000 queries of a few terms each,
-    where one query of the whole lemma is out of a 200M limit."""
+    """The facts of ``04-plot-14`` (12 stack entries: its 8 cards that are no land, and 4
+    ability slots): 137 queries of a few terms each, where one query of the whole lemma on
+    12 entries is out of a 200M limit."""
     cfg, _ = build(load_config(ROOT / "examples" / "scale" / "04-plot-14.json").position)
     lemma = Renumbering(cfg, _budget())
     assert lemma.prove_facts(), lemma.why
@@ -273,3 +275,23 @@ def test_canonical_numbers_are_equal_exactly_up_to_the_order_of_and_or_and_plus(
     assert canon(z3.Implies(z3.And(p, q), z3.Sum(x, -y, z) >= 1)) != first
     assert canon(z3.Implies(z3.Or(p, q), z3.Sum(x, y, z) >= 1)) != first
     assert canon(z3.Implies(z3.And(p, q), (x + y) + z >= 1)) != first  # only the order: not nesting
+
+
+@pytest.mark.parametrize("path", ["01-plot-08.json", "05-planechase-3p.json"])
+def test_only_the_slots_counted_on_the_stack_reach_it(path: str) -> None:
+    """``zones.stack_slots`` (the stack's order is counted over them only) holds every card a
+    cast names, no land, and every card found on the stack in reachable states: the states
+    of the search the invariants are mined from, on positions with lands."""
+    from mtgcheck.checkers.invariants import sample
+    from mtgcheck.model.actions import catalogue
+    from mtgcheck.model.state import STACK
+
+    cfg, s0 = build(load_config(ROOT / "examples" / "scale" / path).position)
+    stacked = set(zones.stack_slots(cfg))
+    lands = {j for j, sl in enumerate(cfg.slots) if sl.card.is_("Land")}
+    assert lands and not lands & stacked and stacked | lands == set(range(cfg.n))
+    casts = {t.action.card for t in catalogue(cfg).transitions if t.action.verb == "cast"}
+    assert casts and casts <= stacked
+    states = sample(cfg, [s0], cap=2000)
+    on_stack = {j for s in states for j in range(cfg.n) if s.zone[j] == STACK}
+    assert on_stack and on_stack <= stacked

@@ -23,6 +23,7 @@ def lemmas(cfg: Config) -> list[tuple[str, Any]]:
     fixpoint in :func:`strengthen_with_lemmas` before any proof may assume it."""
     from mtgcheck.model.logic import Count
     from mtgcheck.model.state import AB_NONE, EXILE, STACK
+    from mtgcheck.model.zones import stack_slots
 
     n, K, A = cfg.n, len(cfg.planes), cfg.ability_slots
     return [
@@ -31,7 +32,7 @@ def lemmas(cfg: Config) -> list[tuple[str, Any]]:
         ("lemma:plotted-not-in-future", lambda s: And(*[s.plotted[j] <= s.turn for j in range(n)])),
         ("lemma:plotted-only-exiled", lambda s: And(*[Implies(s.plotted[j] != 0, s.zone[j] == EXILE)
                                                       for j in range(n)])),
-        ("lemma:stack-size", lambda s: s.stack_size == Count(s.zone[j] == STACK for j in range(n))
+        ("lemma:stack-size", lambda s: s.stack_size == Count(s.zone[j] == STACK for j in stack_slots(cfg))
          + Count(s.ab_kind[a] != AB_NONE for a in range(A))),
         ("lemma:off-stack-unmarked", lambda s: And(*[Implies(s.zone[j] != STACK, And(s.fb_exile[j] == 0, s.how[j] == 0))
                                                      for j in range(n)])),

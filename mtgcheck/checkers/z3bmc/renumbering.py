@@ -43,8 +43,11 @@ against the others (``greatest``); step 2's statements alike for every pair or e
 asked once and renamed (:class:`Symmetric`), and so are step 1's ``order`` facts, cut into
 one per pair (asymmetry) and one per third entry (transitivity), alike up to a renaming
 of the entries' variables (:class:`Renamed`): 246 queries and 2.2M on 18 entries
-(``examples/scale/04-plot-14``; 522 and 6.7M with a query per ordered pair over every entry, 707
-and 22.2M when every pair of step 2 was asked), where the pair-at-a-time proof took 294M on 16."""
+(``examples/scale/04-plot-14`` when every card slot was an entry; 522 and 6.7M with a query per
+ordered pair over every entry, 707 and 22.2M when every pair of step 2 was asked), where the
+pair-at-a-time proof took 294M on 16.  The entries are the cards that can be on the stack
+(``model/zones.py``'s ``stack_slots``: no land) and the ability slots: 12 on plot-14, 137
+queries and 0.58M (the figures below that name 18 entries were measured on all 14 slots)."""
 
 from __future__ import annotations
 
@@ -56,7 +59,7 @@ import z3
 from mtgcheck.model.config import Config
 from mtgcheck.model.logic import mk_and, mk_implies, mk_not, mk_or, symbolic
 from mtgcheck.model.state import State, flat, symbolic_state
-from mtgcheck.model.zones import COMPACT_READS, COMPACT_WRITES, compact, stack_entries
+from mtgcheck.model.zones import COMPACT_READS, COMPACT_WRITES, compact, stack_entries, stack_slots
 from mtgcheck.properties.base import Property
 
 from .budget import Budget
@@ -116,7 +119,7 @@ class Renumbering:
         self.ready = False
         cfg, t, out = self.cfg, self.t, self.out
         on_t = [on for on, _ in stack_entries(cfg, t)]
-        ranks = [_term(x) for x in (*out.pos, *out.ab_pos)]
+        ranks = [_term(x) for x in (*(out.pos[j] for j in stack_slots(cfg)), *out.ab_pos)]
         below = _below(on_t, ranks)
         if below is None:
             self.why = "compact's ranks are not counts of the entries below (not renumbered?)"
@@ -211,8 +214,12 @@ class Renumbering:
         self.renamed = sym.renamed + renamed.renamed
         # the facts with "on the stack" instantiated: the property reads the zones' atoms
         self.facts = [Substitution.of(to_on)(f) for f in facts]
-        self.abstract = t.replace(
-            pos=tuple(R[:cfg.n]), ab_pos=tuple(R[cfg.n:]), stack_size=Sz)
+        # (a card that is never on the stack keeps its position's term: no entry, no rank)
+        cards = len(stack_slots(cfg))
+        pos = list(out.pos)
+        for x, j in enumerate(stack_slots(cfg)):
+            pos[j] = R[x]
+        self.abstract = t.replace(pos=tuple(pos), ab_pos=tuple(R[cards:]), stack_size=Sz)
         self.ready = True
         return True
 
@@ -404,12 +411,15 @@ class Renamed:
         return Substitution.of(pairs)(term)
 
     def _is_ability(self, x: int) -> bool:
-        return x >= self.lemma.cfg.n
+        return x >= len(stack_slots(self.lemma.cfg))
 
 
 def entry_vars(cfg: Config, t: State, x: int) -> list[Any]:
     """The variables of stack entry ``x`` that ``compact`` reads (:func:`model.zones.stack_entries`)."""
-    return [t.zone[x], t.pos[x]] if x < cfg.n else [t.ab_kind[x - cfg.n], t.ab_pos[x - cfg.n]]
+    cards = stack_slots(cfg)
+    if x < len(cards):
+        return [t.zone[cards[x]], t.pos[cards[x]]]
+    return [t.ab_kind[x - len(cards)], t.ab_pos[x - len(cards)]]
 
 
 class _Reads:
