@@ -148,9 +148,10 @@ def stack_slots(cfg: Config) -> tuple[int, ...]:
     Why: the stack's order (:func:`compact`'s ranks, :func:`stack_entries`) compares every
     pair of its entries, so it is counted over these slots only; a land's place on the stack
     is a case no step reaches, and it cost a term per pair in every relation and the
-    renumbering lemma a fact per pair (a position of a real deck is two fifths lands).  A
-    land that were on the stack all the same would be no entry of it: it is ranked 0 and
-    counted nowhere, on concrete states as on terms."""
+    renumbering lemma a fact per pair (a real deck is about two fifths lands).  A land put
+    on the stack all the same would be no entry of it: ranked 0 and counted nowhere, on
+    concrete states as on terms (``tests/test_renumbering.py`` checks that no land reaches
+    the stack in reachable states)."""
     return tuple(j for j, sl in enumerate(cfg.slots) if sl.card.castable)
 
 
