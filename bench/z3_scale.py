@@ -69,6 +69,7 @@ from mtgcheck.checkers.result import PROVED
 from mtgcheck.configs import CheckConfig, load_config
 from mtgcheck.errors import MtgcheckError
 from mtgcheck.model.setup import CardPlacement as C, build
+from mtgcheck.model.zones import COMPACT_RANKS
 from mtgcheck.properties.base import Property
 from mtgcheck.properties.catalogue import BY_ID, PROPERTIES
 
@@ -169,22 +170,17 @@ def profile(r: dict[str, Any]) -> None:
             print(f"    {c[1]:7.1f}M {c[2]:6.1f} s  x{int(c[0])}  {k}")
 
 
-#: The fields whose terms are the order of the stack and of the libraries: the ranks
-#: ``model/zones.py``'s ``compact`` gives, one comparison per pair of slots that may share a
-#: zone, so the one part of the relation whose size is quadratic in the slots by its form.
-ORDER_FIELDS = ("pos", "ab_pos")
-
-
 def relation_terms(conf: CheckConfig) -> tuple[int, int, int]:
     """The position's transitions, the distinct terms (a DAG's nodes) of its step relation,
     :class:`.relation.Encoding`'s ``step_rel`` (the size of what every induction query
     reasons over, read as the interval pass reads it: :class:`.intervals.Dag`), and how many
-    of those only the order's equations reach (:data:`ORDER_FIELDS`, of the middle state and
-    the state after).  Why the split: the two parts grow differently with the slots, the
+    of those only the order's equations reach (``zones.COMPACT_RANKS``, the ranks ``compact``
+    gives the stack and the libraries, of the middle state and the state after: one
+    comparison per pair of entries, the one part quadratic in the slots by its form).  Why the split: the two parts grow differently with the slots, the
     order's as the pairs of slots, the rest as the transitions times what each changes."""
     cfg, s0 = build(conf.position)
     enc = Encoding.build(cfg, s0)
-    order = {x.get_id() for s in (enc.m, enc.b) if s is not None for f in ORDER_FIELDS for x in flat_field(s, f)}
+    order = {x.get_id() for s in (enc.m, enc.b) if s is not None for f in COMPACT_RANKS for x in flat_field(s, f)}
     rest = [c for c in conjuncts(enc.step_rel) if not (z3.is_eq(c) and c.arg(0).get_id() in order)]
     whole = len(Dag([enc.step_rel]).index)
     return len(enc.actions), whole, whole - len(Dag(rest).index)

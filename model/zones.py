@@ -128,7 +128,10 @@ def new_objects(next_oid: Any, moving: Sequence[Any]) -> tuple[list[Any], Any]:
 #: The fields :func:`compact` reads, and those it writes (the others pass through): the Z3
 #: relation's shared compaction and the renumbering lemma read them from here.
 COMPACT_READS = ("zone", "pos", "ab_kind", "ab_pos")
-COMPACT_WRITES = ("pos", "ab_pos", "stack_size")
+#: Of those it writes, the ranks (a count of the entries below, one comparison per pair):
+#: ``bench/z3_scale.py`` counts the relation's terms they alone reach.
+COMPACT_RANKS = ("pos", "ab_pos")
+COMPACT_WRITES = (*COMPACT_RANKS, "stack_size")
 
 
 def stack_entries(cfg: Config, s: State) -> list[tuple[Any, Any]]:
@@ -188,7 +191,7 @@ def compact(cfg: Config, s: State) -> State:
     ab_pos = [If(s.ab_kind[k] != AB_NONE, _stack_below(cfg, s, s.ab_pos[k], k, is_card=False) if renumber
                  else s.ab_pos[k], 0)
               for k in range(A)]
-    size = Count(s.zone[j] == STACK for j in stacked) + Count(kd != AB_NONE for kd in s.ab_kind)
+    size = Count(on for on, _ in stack_entries(cfg, s))
     return s.replace(pos=tuple(pos), ab_pos=tuple(ab_pos), stack_size=size)
 
 

@@ -22,18 +22,17 @@ def lemmas(cfg: Config) -> list[tuple[str, Any]]:
     None is trusted: each must hold in every initial state and survive the Houdini
     fixpoint in :func:`strengthen_with_lemmas` before any proof may assume it."""
     from mtgcheck.model.logic import Count
-    from mtgcheck.model.state import AB_NONE, EXILE, STACK
-    from mtgcheck.model.zones import stack_slots
+    from mtgcheck.model.state import EXILE, STACK
+    from mtgcheck.model.zones import stack_entries
 
-    n, K, A = cfg.n, len(cfg.planes), cfg.ability_slots
+    n, K = cfg.n, len(cfg.planes)
     return [
         ("lemma:oids-below-next", lambda s: And(*[s.oid[j] < s.next_oid for j in range(n)],
                                                 *[s.pl_oid[k] < s.next_oid for k in range(K)])),
         ("lemma:plotted-not-in-future", lambda s: And(*[s.plotted[j] <= s.turn for j in range(n)])),
         ("lemma:plotted-only-exiled", lambda s: And(*[Implies(s.plotted[j] != 0, s.zone[j] == EXILE)
                                                       for j in range(n)])),
-        ("lemma:stack-size", lambda s: s.stack_size == Count(s.zone[j] == STACK for j in stack_slots(cfg))
-         + Count(s.ab_kind[a] != AB_NONE for a in range(A))),
+        ("lemma:stack-size", lambda s: s.stack_size == Count(on for on, _ in stack_entries(cfg, s))),
         ("lemma:off-stack-unmarked", lambda s: And(*[Implies(s.zone[j] != STACK, And(s.fb_exile[j] == 0, s.how[j] == 0))
                                                      for j in range(n)])),
         ("lemma:fb-mark-boolean", lambda s: And(*[Or(s.fb_exile[j] == 0, s.fb_exile[j] == 1) for j in range(n)])),
