@@ -139,3 +139,31 @@ def test_read_under_their_guards_more_steps_are_shown_and_z3_agrees(monkeypatch)
         shown = sorted(everything - set(left[p.id]))
         if shown:
             assert _z3_violates(enc, closure, shown, None, p) == z3.unsat, p.id
+
+
+def test_frame_parts_show_what_each_transition_shows_and_z3_agrees(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A conjunct read once over its frame state (``StepPass._frame_parts``) stands for every
+    transition that leaves its card's entries as they were: on ``flashback`` most (transition,
+    conjunct) pairs of ``object-ids-fresh`` and ``flashback-spell-always-ends-in-exile`` are
+    shown so, the pass leaves no pair it left without the frame parts, and Z3 cannot break a
+    pair shown from a state where only the kept bounds hold."""
+    from mtgcheck.checkers.z3bmc import step_pass
+
+    enc, closure = _closure(name="break-flashback")
+    sp = closure.path.step_pass
+    assert sp is not None
+    props = [FRESH, BY_ID["flashback-spell-always-ends-in-exile"]]
+    left = {p.id: sp.open_transitions(p, True) for p in props}
+    assert sp.stats["step_pass_framed"] > len(enc.actions), sp.stats
+    monkeypatch.setattr(step_pass, "FRAMES", False)
+    plain = step_pass.StepPass(enc, [closure.cands[n] for n in sorted(closure.by_intervals)])
+    for p in props:
+        without = plain.open_transitions(p, True)
+        assert all(set(a) <= set(b) for a, b in zip(left[p.id], without, strict=True)), p.id
+    assert plain.stats["step_pass_framed"] == 0
+    everything = set(range(len(enc.actions)))
+    for p in props:
+        for j, open_ in enumerate(left[p.id]):
+            shown = sorted(everything - set(open_))
+            if shown:
+                assert _z3_violates(enc, closure, shown, j, p) == z3.unsat, (p.id, j)
