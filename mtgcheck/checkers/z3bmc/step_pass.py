@@ -50,8 +50,13 @@ entries of ``a`` the conjunct itself reads (its card's), every other entry a fre
 on every transition whose effect leaves those entries of its card as ``a`` has them (the
 same terms): that transition's part is the frame part with the fresh variables replaced by
 the transition's own values, which are values the frame part allows (the scalar's increase
-is shown by the same evaluation, once per transition).  A conjunct not shown so is read on
-each transition as above; a transition that writes the card's entries, always.
+is shown by the same evaluation, once per transition).  The transitions that write those
+entries are read the same way, one frame part per distinct set of values they write (the
+card's casts write it onto the stack alike, whatever their target): on plot-14 every pair of
+``object-ids-fresh`` is shown by its conjunct's few frame parts.  The first frame part of a
+conjunct that is not shown ends its frame parts (a frame is weaker than a transition's own
+part: more of them would mostly fail too, at a cost), and its pairs are read one by one as
+above.
 """
 
 from __future__ import annotations
