@@ -130,3 +130,20 @@ def test_an_entry_that_is_corrupt_or_of_another_key_is_ignored(own_cache: Path) 
     f.write_text("{not json")
     assert reuse.load(cfg) is None
     assert [p.name for p in f.parent.iterdir()] == [f.name]  # atomic writes leave no temporary file
+
+
+def test_hints_the_passes_close_are_tried_as_from_scratch_first() -> None:
+    """When every hinted candidate is closed by the interval and difference passes (no query),
+    each property is first tried on them, as a run from scratch tries it: on ``break-bolt``
+    the second position then asks no consecution query at all, where closing the hints in
+    chunks first asked the state properties' step cases together in one; the verdicts are
+    those of a run from scratch."""
+    bolt = SMALL["break-bolt"]
+    low = dataclasses.replace(bolt, name="break-bolt-low",
+                              position=dataclasses.replace(bolt.position, life=(7, *bolt.position.life[1:])))
+    _check(bolt, True)
+    again, fresh = _check(low, True), _check(low, False)
+    inv = again[0].stats["invariants"]
+    assert inv["reused"] > 0 and inv["hints_sufficed"]
+    assert inv["hints_queries"] == 0 and not [q for q in again[0].stats["induction_queries"] if "at once" in q]
+    assert _statuses(again) == _statuses(fresh) and all(v.status == "proved" for v in again)

@@ -491,6 +491,14 @@ class Closure:
             self.path.assume(p)
         self.proved_outside.extend(props)
 
+    def proved_on_closed(self, p: Property) -> None:
+        """``p`` proved by :meth:`on_closed`: inductive relative to the closed set, so its
+        hypothesis is a closed member (:meth:`close_all` does not ask it) and ``p`` a fact of
+        every step of the path."""
+        self.path.assume(p)
+        if f"hyp:{p.id}" in self.props:
+            self.proven.add(f"hyp:{p.id}")
+
     def drop_property(self, p: Property) -> None:
         """``p``'s own step case failed at k = 0: nothing may rest on it any more."""
         if f"hyp:{p.id}" in self.props:
