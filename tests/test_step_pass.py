@@ -143,7 +143,7 @@ def test_read_under_their_guards_more_steps_are_shown_and_z3_agrees(monkeypatch)
 
 def test_frame_parts_show_what_each_transition_shows_and_z3_agrees(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """A conjunct read once over its frame state (``StepPass._frame_parts``) stands for every
-    transition that leaves its card's entries as they were: on ``flashback`` most (transition,
+    transition that leaves its card's entries as they were: on ``break-flashback`` most (transition,
     conjunct) pairs of ``object-ids-fresh`` and ``flashback-spell-always-ends-in-exile`` are
     shown so, the pass leaves no pair it left without the frame parts, and Z3 cannot break a
     pair shown from a state where only the kept bounds hold."""
