@@ -23,9 +23,15 @@ from mtgcheck.model.setup import build
 from mtgcheck.properties.catalogue import PROPERTIES
 
 RITES = SMALL["break-rites"]
-#: The same shape (card pool, players, bounds), another position: player 0 starts at 7 life.
-LOW = dataclasses.replace(RITES, name="break-rites-low",
-                          position=dataclasses.replace(RITES.position, life=(7, *RITES.position.life[1:])))
+
+
+def _seven_life(conf):  # type: ignore[no-untyped-def]
+    """The same shape (card pool, players, bounds), another position: player 0 starts at 7 life."""
+    return dataclasses.replace(conf, name=f"{conf.name}-low",
+                               position=dataclasses.replace(conf.position, life=(7, *conf.position.life[1:])))
+
+
+LOW = _seven_life(RITES)
 
 
 @pytest.fixture(autouse=True)
@@ -139,8 +145,7 @@ def test_hints_the_passes_close_are_tried_as_from_scratch_first() -> None:
     chunks first asked the state properties' step cases together in one; the verdicts are
     those of a run from scratch."""
     bolt = SMALL["break-bolt"]
-    low = dataclasses.replace(bolt, name="break-bolt-low",
-                              position=dataclasses.replace(bolt.position, life=(7, *bolt.position.life[1:])))
+    low = _seven_life(bolt)
     _check(bolt, True)
     again, fresh = _check(low, True), _check(low, False)
     inv = again[0].stats["invariants"]

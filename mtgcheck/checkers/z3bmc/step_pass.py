@@ -115,6 +115,7 @@ class StepPass:
         self._raw_ids: list[list[int]] = []  # per transition, its effect's entries (AST addresses)
         self._a_ids: list[int] = []  # ``a``'s entries (AST addresses)
         self._effects: list[list[Any]] = []  # per transition, its effect's entries (terms)
+        self._onto_m: Substitution | None = None  # ``m``'s variables, substituted (built once)
         self._frame: list[Any] = []  # the frame state's own variables (:meth:`_frame_parts`)
         #: Scalar entry -> the places of the terms showing that no transition's effect
         #: decreases it, or None if one is not shown (:meth:`_increasing`).
@@ -159,7 +160,7 @@ class StepPass:
         parts: list[list[Any]] = []  # per transition, its parts over ``a`` (none: its predicate is True)
         onto_m = Substitution(after, settled) if settled is not None else None
         if self._onto_a is None:  # each transition's effect, substituted for ``m``: built once
-            onto = Substitution(middle)
+            self._onto_m = onto = Substitution(middle)
             effects = [[as_term(x) for x in flat(effect)] for effect in enc.raw]
             self._onto_a = [onto.with_values(e) for e in effects]
             self._effects = effects
@@ -264,7 +265,8 @@ class StepPass:
             frame = list(f.frame)
             for k in f.keep:
                 frame[k] = self._effects[i][k]
-            part = self._simplify(Substitution(flat(self.enc.m), frame)(f.composed))
+            assert self._onto_m is not None
+            part = self._simplify(self._onto_m.with_values(frame)(f.composed))
             self._dag.add([part])
             place = self._dag.index[part.get_id()]
             f.shown[key] = place if self._shown.always(part, SPLITS) else None
@@ -285,10 +287,10 @@ class StepPass:
             before = flat(self.enc.a)[k]
             places: list[int] = []
             shown = True
-            for effect, raw in zip(self._raw_ids, self.enc.raw, strict=True):
+            for effect, terms in zip(self._raw_ids, self._effects, strict=True):
                 if effect[k] == self._a_ids[k]:
                     continue  # left as it was
-                x = self._simplify(as_term(flat(raw)[k]) >= before)
+                x = self._simplify(terms[k] >= before)
                 self._dag.add([x])
                 if not self._shown.always(x, SPLITS):
                     shown = False
