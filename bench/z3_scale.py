@@ -394,6 +394,7 @@ def growth(results: list[dict[str, Any]]) -> str:
         return sum((a - mx) * (b - my) for a, b in zip(lx, ly, strict=True)) / sum((a - mx) ** 2 for a in lx)
 
     slots, terms = [r["slots"] for r in rungs], [r["terms"] for r in rungs]
+    transitions = [r["transitions"] for r in rungs]
     sec = [statistics.median(r["seeded_wall"]) for r in rungs]
     rl = [statistics.median(r["seeded"]) for r in rungs]
     order = [r["order_terms"] for r in rungs]
@@ -404,7 +405,33 @@ def growth(results: list[dict[str, Any]]) -> str:
             f"terms^{exponent(terms, rl):.2f} (1 is linear). The relation's terms grow as "
             f"slots^{exponent(slots, terms):.2f}: the order's as slots^{exponent(slots, order):.2f}, the rest as "
             f"slots^{exponent(slots, rest):.2f}, with the transitions as "
-            f"slots^{exponent(slots, [r['transitions'] for r in rungs]):.2f}.")
+            f"slots^{exponent(slots, transitions):.2f}. " + cost_model(slots, transitions, sec))
+
+
+def cost_model(slots: list[int], transitions: list[int], sec: list[float]) -> str:
+    """The median seconds fitted (least squares) to ``c + d * slots * transitions`` and, for
+    comparison, to ``c + d * slots``, with each fit's largest residual.
+
+    Why: the exponent says the curve is steeper than linear, not why.  The product model
+    says a transition costs in proportion to the state's slots (a query, a pass or a sampled
+    step reads the whole state), with a fixed cost besides; when its residuals are the
+    smaller, the ladder is superlinear because its rungs add transitions as well as slots,
+    and slots added without transitions (``--library-rungs``) cost linearly."""
+    def fit(xs: list[float]) -> tuple[float, float, float]:
+        mx, my = statistics.fmean(xs), statistics.fmean(sec)
+        d = sum((x - mx) * (y - my) for x, y in zip(xs, sec, strict=True)) / sum((x - mx) ** 2 for x in xs)
+        c = my - d * mx
+        return c, d, max(abs(y - c - d * x) for x, y in zip(xs, sec, strict=True))
+
+    if len(set(slots)) < 2:
+        return ""
+    product = [float(s * t) for s, t in zip(slots, transitions, strict=True)]
+    lin = fit([float(s) for s in slots])
+    if len(set(product)) < 2:
+        return ""
+    c, d, res = fit(product)
+    return (f"Least squares of the median seconds: {c:.2f} + {1000 * d:.2f} ms x slots x transitions, largest "
+            f"residual {res:.2f} s; {lin[0]:.2f} + {lin[1]:.2f} s x slots, largest residual {lin[2]:.2f} s.")
 
 
 def tables(results: list[dict[str, Any]], args: argparse.Namespace) -> None:

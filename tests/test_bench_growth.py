@@ -46,6 +46,21 @@ def test_the_exponents_read_linear_and_quadratic_growth_on_one_player_count() ->
     assert "r8, r10, r12, r14" in text and "four players" not in text
 
 
+def test_the_cost_model_recovers_a_cost_per_slot_and_transition() -> None:
+    """Seconds made as 1.5 s + 4 ms per slot and transition, with transitions growing with
+    the slots: the product fit finds those figures with no residual, the fit in slots alone
+    leaves one (the curve is not a line in the slots)."""
+    growth = _growth()
+    shape = [(8, 100), (10, 100), (12, 121), (14, 179)]
+    rungs = [_rung(f"r{s}", 2, s, 1000 * s, 1.5 + 0.004 * s * t, 1.0, order=s, transitions=t) for s, t in shape]
+    text = growth(rungs)
+    fit = re.search(r"(\d+\.\d+) \+ (\d+\.\d+) ms x slots x transitions, largest residual (\d+\.\d+) s; "
+                    r"(-?\d+\.\d+) \+ (\d+\.\d+) s x slots, largest residual (\d+\.\d+) s", text)
+    assert fit, text
+    assert [float(fit[i]) for i in (1, 2, 3)] == [1.5, 4.0, 0.0]
+    assert float(fit[6]) > 0.3
+
+
 def test_fewer_than_three_rungs_give_no_exponent() -> None:
     growth = _growth()
     assert growth([_rung("a", 2, 8, 10, 1.0, 1.0), _rung("b", 2, 10, 20, 2.0, 2.0)]) == ""
