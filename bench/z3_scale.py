@@ -383,7 +383,8 @@ def growth(results: list[dict[str, Any]]) -> str:
     ``a`` of ``median ~ c * x^a`` (least squares of the logarithms; 1 is linear), with ``x``
     the card slots and the relation's terms.  Why: the issue's bar is "no faster than
     linearly in the card slots", and a ratio per slot mixes the fixed cost in; the exponent
-    reads the curve's shape.  Empty below three rungs."""
+    reads the curve's shape; :func:`cost_model` then says what it follows.  Empty below
+    three rungs."""
     rungs = [r for r in results if r["players"] == results[0]["players"] and "seeded" in r]
     if len(rungs) < 3:
         return ""
@@ -423,13 +424,11 @@ def cost_model(slots: list[int], transitions: list[int], sec: list[float]) -> st
         c = my - d * mx
         return c, d, max(abs(y - c - d * x) for x, y in zip(xs, sec, strict=True))
 
-    if len(set(slots)) < 2:
-        return ""
     product = [float(s * t) for s, t in zip(slots, transitions, strict=True)]
-    lin = fit([float(s) for s in slots])
-    if len(set(product)) < 2:
+    if len(set(slots)) < 2 or len(set(product)) < 2:
         return ""
     c, d, res = fit(product)
+    lin = fit([float(s) for s in slots])
     return (f"Least squares of the median seconds: {c:.2f} + {1000 * d:.2f} ms x slots x transitions, largest "
             f"residual {res:.2f} s; {lin[0]:.2f} + {lin[1]:.2f} s x slots, largest residual {lin[2]:.2f} s.")
 
