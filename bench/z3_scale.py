@@ -15,7 +15,9 @@ Slots are not the only axis: a card that targets a spell (Counterspell) is a tra
 spell it can target, a choice of two cards to discard (Faithless Looting) one per pair, so
 the relation a query reasons over can grow faster than the slots.  Each position's row
 gives its transitions and the distinct terms of its step relation (:func:`relation_terms`,
-built again outside the timed run), and the rlimit per thousand of those terms.
+built again outside the timed run), and the rlimit per thousand of those terms; then how
+many of the state's entries a step writes, by its own effect and after the state-based
+actions (:func:`footprints`: why a transition costs in proportion to the slots).
 
     python bench/z3_scale.py [--position FILE ...] [--property ID ...] [--timeout 900] [--write] [--profile] [--reuse]
 
@@ -170,7 +172,7 @@ def profile(r: dict[str, Any]) -> None:
             print(f"    {c[1]:7.1f}M {c[2]:6.1f} s  x{int(c[0])}  {k}")
 
 
-def relation_terms(conf: CheckConfig) -> tuple[int, int, int]:
+def relation_terms(enc: Encoding) -> tuple[int, int, int]:
     """The position's transitions, the distinct terms (a DAG's nodes) of its step relation,
     :class:`.relation.Encoding`'s ``step_rel`` (the size of what every induction query
     reasons over, read as the interval pass reads it: :class:`.intervals.Dag`), and how many
@@ -178,12 +180,39 @@ def relation_terms(conf: CheckConfig) -> tuple[int, int, int]:
     gives the stack and the libraries, of the middle state and the state after: one
     comparison per pair of entries, the one part quadratic in the slots by its form).  Why the split: the two parts grow differently with the slots, the
     order's as the pairs of slots, the rest as the transitions times what each changes."""
-    cfg, s0 = build(conf.position)
-    enc = Encoding.build(cfg, s0)
     order = {x.get_id() for s in (enc.m, enc.b) if s is not None for f in COMPACT_RANKS for x in flat_field(s, f)}
     rest = [c for c in conjuncts(enc.step_rel) if not (z3.is_eq(c) and c.arg(0).get_id() in order)]
     whole = len(Dag([enc.step_rel]).index)
     return len(enc.actions), whole, whole - len(Dag(rest).index)
+
+
+def footprints(enc: Encoding) -> tuple[int, float, float]:
+    """The state's entries, and the median over the transitions of how many of them a step
+    writes: by the transition's own effect (its entries that are not the state's before, in
+    ``Encoding.raw``), and after the state-based actions (``Encoding.settled``: the entries
+    whose term reads an entry the effect writes, or is one).
+
+    Why: the cost model (:func:`cost_model`) says a transition costs in proportion to the
+    slots.  This says where that comes from.  A transition's own effect writes about as many
+    entries on every rung, its card's and a few scalars.  ``settle`` then branches on tests of
+    the whole state (a resolution waiting for a choice, a pending choice with no answer, a
+    player losing), so every settled entry reads them, and every transition reaches nearly
+    every entry.  A pass or a per-slot query that reads the step entry by entry then reads
+    transitions x slots pairs.  Syntactic: an entry counted as reached may keep its value on
+    every reachable state (``settle`` changes nothing on a settled state)."""
+    from mtgcheck.checkers.z3bmc.relation import as_term, constants
+    from mtgcheck.model.state import flat
+
+    before, middle = flat(enc.a), flat(enc.m if enc.m is not None else enc.b)
+    settled = [as_term(x) for x in flat(enc.settled)] if enc.settled is not None else list(middle)
+    column = {x.get_id(): j for j, x in enumerate(middle)}
+    reads = [frozenset(column[c.get_id()] for c in constants([x]) if c.get_id() in column) for x in settled]
+    own, reached = [], []
+    for effect in enc.raw:
+        written = {j for j, (x, y) in enumerate(zip(flat(effect), before, strict=True)) if as_term(x).get_id() != y.get_id()}
+        own.append(len(written))
+        reached.append(sum(1 for k, r in enumerate(reads) if k in written or not r.isdisjoint(written)))
+    return len(before), statistics.median(own), statistics.median(reached)
 
 
 def conjuncts(term: Any) -> list[Any]:
@@ -221,7 +250,7 @@ def same_shape(conf: CheckConfig) -> CheckConfig:
 def run(path: Path | CheckConfig, timeout: float, reuse: bool = False,
         props: list[Property] | None = None) -> dict[str, Any]:
     conf = load_config(path) if isinstance(path, Path) else path
-    cfg, _ = build(conf.position)
+    cfg, s0 = build(conf.position)
     props = list(PROPERTIES) if props is None else props
     t0 = time.monotonic()
     vs = z3bmc.check(conf, props, depth=min(conf.depth, 3), timeout=timeout, reuse=reuse)
@@ -232,9 +261,12 @@ def run(path: Path | CheckConfig, timeout: float, reuse: bool = False,
         c = cost.setdefault(owner(what, ids), [0.0, 0.0])
         c[0] += m
         c[1] += s
-    transitions, terms, order = relation_terms(conf)
+    enc = Encoding.build(cfg, s0)  # (outside the timed run)
+    transitions, terms, order = relation_terms(enc)
+    entries, written, reached = footprints(enc)
     return {"name": conf.name, "slots": cfg.n, "players": cfg.players, "wall": wall,
             "transitions": transitions, "terms": terms, "order_terms": order,
+            "entries": entries, "written": written, "reached": reached,
             "proved": sum(v.status == PROVED for v in vs), "checked": len(vs),
             "rlimit": vs[0].stats.get("induction_rlimit", 0) / 1e6, "cost": cost,
             "status": {v.property: v.status for v in vs}, "verdict": vs[0],
@@ -329,6 +361,7 @@ def main() -> None:
               f"  {r['wall']:7.1f} s  rlimit {r['rlimit']:8.1f}M (closure {closing:.1f}M)"
               f"  {r['wall'] / r['slots']:.2f} s/slot  {r['rlimit'] / r['slots']:.1f}M/slot"
               f"  {r['transitions']} transitions, {r['terms']:,} terms: {1000 * r['rlimit'] / r['terms']:.2f}M per 1,000"
+              f"  a step writes {r['written']:g} of {r['entries']} entries, {r['reached']:g} after settle"
               f"  load {os.getloadavg()[0]:.2f}", flush=True)
         if "seeded" in r:
             print(f"{r['name']:<16} rlimit with seeds 0..{args.seeds - 1}: "
@@ -446,10 +479,11 @@ def tables(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
         summary.append([r["name"], r["slots"], r["players"], f"{r['proved']}/{r['checked']}", round(r["wall"], 1),
                         round(r["rlimit"], 1), round(r["cost"].get("closure", [0.0])[0], 1),
                         round(r["rlimit"] / r["slots"], 1), slope, r["transitions"], r["terms"], r["order_terms"],
-                        round(1000 * r["rlimit"] / r["terms"], 2)])
+                        round(1000 * r["rlimit"] / r["terms"], 2), r["entries"], r["written"], r["reached"]])
         prev = r
     header = ["position", "slots", "players", "proved", "s", "rlimit (M)", "closure (M)", "M per slot",
-              "per added slot", "transitions", "relation terms", "order terms", "M per 1,000 terms"]
+              "per added slot", "transitions", "relation terms", "order terms", "M per 1,000 terms", "entries",
+              "written by a step", "reached after settle"]
     print()
     print("\t".join(header))
     for row in summary:
@@ -493,7 +527,10 @@ def tables(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
                            "over (a card targeting spells is a transition per target, a choice of two "
                            "cards one per pair), and the rlimit per thousand of them. `order terms`: those only the "
                            "stack's and the libraries' positions reach (the ranks `compact` gives, one comparison "
-                           "per pair of slots that may share a zone).")
+                           "per pair of slots that may share a zone). `entries`: the state's; `written by a step`: "
+                           "the median over the transitions of the entries its own effect writes; `reached after "
+                           "settle`: of those whose term after the state-based actions reads one it writes "
+                           "(`footprints` in the script).")
         write_section(f"Z3 proof cost per property on {ladder}", dheader, detail, script=cmd,
                       note="Per property, the rlimit and seconds of its own step-case queries (whole or split by "
                            "transition) and its verdict; `renumbering` is the facts of the renumbering lemma "

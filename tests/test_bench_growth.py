@@ -81,3 +81,27 @@ def test_library_rungs_add_slots_and_no_transition() -> None:
     assert len({len(catalogue(c).transitions) for c in built}) == 1
     added = rungs[2].position.cards[len(first.position.cards):]
     assert sorted((c.owner, c.zone) for c in added) == [(0, "library")] * 2 + [(1, "library")] * 2
+
+
+def test_footprints_count_a_steps_own_entries_and_what_settle_reaches() -> None:
+    """On plot-08 a plot writes its card's entries and a few scalars (not another card's zone),
+    and the median step writes under a quarter of the state, while settle's tests of the
+    whole state reach over three quarters of it after the step."""
+    from mtgcheck.checkers.invariants import entries
+    from mtgcheck.checkers.z3bmc.relation import Encoding, as_term
+    from mtgcheck.configs import load_config
+    from mtgcheck.model.setup import build
+    from mtgcheck.model.state import flat
+
+    conf = load_config(ROOT / "examples" / "scale" / "01-plot-08.json")
+    cfg, s0 = build(conf.position)
+    enc = Encoding.build(cfg, s0)
+    n, written, reached = _bench().footprints(enc)
+    assert n == len(flat(enc.a)) == len(entries(cfg))
+    assert 0 < written < n / 4 < 3 * n / 4 < reached <= n
+    plot = next(i for i, a in enumerate(enc.actions) if a.verb == "plot" and a.card == 0)
+    labels = [e.label for e, x, y in zip(entries(cfg), flat(enc.raw[plot]), flat(enc.a), strict=True)
+              if as_term(x).get_id() != y.get_id()]
+    card = cfg.slots[0].id
+    assert {f"zone[{card}]", f"plotted[{card}]", "priority"} <= set(labels)
+    assert not any(lab.startswith("zone[") and lab != f"zone[{card}]" for lab in labels)
