@@ -17,7 +17,7 @@ the relation a query reasons over can grow faster than the slots.  Each position
 gives its transitions and the distinct terms of its step relation (:func:`relation_terms`,
 built again outside the timed run), and the rlimit per thousand of those terms; then how
 many of the state's entries a step writes, by its own effect and after the state-based
-actions (:func:`footprints`: why a transition costs in proportion to the slots).
+actions (:func:`footprints`: not why a transition costs in proportion to the slots).
 
     python bench/z3_scale.py [--position FILE ...] [--property ID ...] [--timeout 900] [--write] [--profile] [--reuse]
 
@@ -193,13 +193,14 @@ def footprints(enc: Encoding) -> tuple[int, float, float]:
     whose term reads an entry the effect writes, or is one).
 
     Why: the cost model (:func:`cost_model`) says a transition costs in proportion to the
-    slots.  This says where that comes from.  A transition's own effect writes about as many
-    entries on every rung, its card's and a few scalars.  ``settle`` then branches on tests of
-    the whole state (a resolution waiting for a choice, a pending choice with no answer, a
-    player losing), so every settled entry reads them, and every transition reaches nearly
-    every entry.  A pass or a per-slot query that reads the step entry by entry then reads
-    transitions x slots pairs.  Syntactic: an entry counted as reached may keep its value on
-    every reachable state (``settle`` changes nothing on a settled state)."""
+    slots, and this asks whether that is what a step reaches.  A transition's own effect
+    writes about as many entries on every rung, its card's and a few scalars.  ``settle`` then
+    branches on tests of the whole state (a resolution waiting for a choice, a pending choice
+    with no answer, a player losing), and every entry a branch may change reads its test, so a
+    step reaches nearly every entry.  Not the cause: with ``settle`` cut down to its
+    renumbering, a probe (docs/checkers.md), a step reached 34 to 39 entries and the seconds grew
+    as before.  Syntactic: an entry counted as reached may keep its value on every reachable
+    state."""
     from mtgcheck.checkers.z3bmc.relation import as_term, constants
     from mtgcheck.model.state import flat
 
