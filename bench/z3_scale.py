@@ -204,16 +204,26 @@ def footprints(enc: Encoding) -> tuple[int, float, float]:
     from mtgcheck.checkers.z3bmc.relation import as_term, constants
     from mtgcheck.model.state import flat
 
-    before, middle = flat(enc.a), flat(enc.m if enc.m is not None else enc.b)
+    middle = flat(enc.m if enc.m is not None else enc.b)
     settled = [as_term(x) for x in flat(enc.settled)] if enc.settled is not None else list(middle)
     column = {x.get_id(): j for j, x in enumerate(middle)}
     reads = [frozenset(column[c.get_id()] for c in constants([x]) if c.get_id() in column) for x in settled]
     own, reached = [], []
-    for effect in enc.raw:
-        written = {j for j, (x, y) in enumerate(zip(flat(effect), before, strict=True)) if as_term(x).get_id() != y.get_id()}
+    for i in range(len(enc.raw)):
+        written = written_by(enc, i)
         own.append(len(written))
         reached.append(sum(1 for k, r in enumerate(reads) if k in written or not r.isdisjoint(written)))
-    return len(before), statistics.median(own), statistics.median(reached)
+    return len(middle), statistics.median(own), statistics.median(reached)
+
+
+def written_by(enc: Encoding, i: int) -> set[int]:
+    """The entries (places in ``state.flat``) transition ``i``'s own effect writes: those whose
+    term is not the state's before (``Encoding.raw``, before the state-based actions)."""
+    from mtgcheck.checkers.z3bmc.relation import as_term
+    from mtgcheck.model.state import flat
+
+    before = flat(enc.a)
+    return {j for j, (x, y) in enumerate(zip(flat(enc.raw[i]), before, strict=True)) if as_term(x).get_id() != y.get_id()}
 
 
 def conjuncts(term: Any) -> list[Any]:
