@@ -434,9 +434,7 @@ def growth(results: list[dict[str, Any]]) -> str:
         return ""
 
     def exponent(xs: list[float], ys: list[float]) -> float:
-        lx, ly = [math.log(x) for x in xs], [math.log(y) for y in ys]
-        mx, my = statistics.fmean(lx), statistics.fmean(ly)
-        return sum((a - mx) * (b - my) for a, b in zip(lx, ly, strict=True)) / sum((a - mx) ** 2 for a in lx)
+        return least_squares([math.log(x) for x in xs], [math.log(y) for y in ys])[1]
 
     slots, terms = [r["slots"] for r in rungs], [r["terms"] for r in rungs]
     transitions = [r["transitions"] for r in rungs]
@@ -463,9 +461,7 @@ def cost_model(slots: list[int], transitions: list[int], sec: list[float]) -> st
     smaller, the ladder is superlinear because its rungs add transitions as well as slots,
     and slots added without transitions (``--library-rungs``) cost linearly."""
     def fit(xs: list[float]) -> tuple[float, float, float]:
-        mx, my = statistics.fmean(xs), statistics.fmean(sec)
-        d = sum((x - mx) * (y - my) for x, y in zip(xs, sec, strict=True)) / sum((x - mx) ** 2 for x in xs)
-        c = my - d * mx
+        c, d = least_squares(xs, sec)
         return c, d, max(abs(y - c - d * x) for x, y in zip(xs, sec, strict=True))
 
     product = [float(s * t) for s, t in zip(slots, transitions, strict=True)]
@@ -475,6 +471,13 @@ def cost_model(slots: list[int], transitions: list[int], sec: list[float]) -> st
     lin = fit([float(s) for s in slots])
     return (f"Least squares of the median seconds: {c:.2f} + {1000 * d:.2f} ms x slots x transitions, largest "
             f"residual {res:.2f} s; {lin[0]:.2f} + {lin[1]:.2f} s x slots, largest residual {lin[2]:.2f} s.")
+
+
+def least_squares(xs: list[float], ys: list[float]) -> tuple[float, float]:
+    """The line ``c + d * x`` nearest ``ys`` in least squares: ``(c, d)``."""
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    d = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
+    return my - d * mx, d
 
 
 def tables(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
@@ -540,8 +543,8 @@ def tables(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
                            "stack's and the libraries' positions reach (the ranks `compact` gives, one comparison "
                            "per pair of slots that may share a zone). `entries`: the state's; `written by a step`: "
                            "the median over the transitions of the entries its own effect writes; `reached after "
-                           "settle`: of those whose term after the state-based actions reads one it writes "
-                           "(`footprints` in the script).")
+                           "settle`: the median of the entries whose term after the state-based actions reads "
+                           "one the effect writes, or is one (`footprints` in the script).")
         write_section(f"Z3 proof cost per property on {ladder}", dheader, detail, script=cmd,
                       note="Per property, the rlimit and seconds of its own step-case queries (whole or split by "
                            "transition) and its verdict; `renumbering` is the facts of the renumbering lemma "
